@@ -1,0 +1,93 @@
+// Package nodetest starts in-process slotd nodes on free loopback ports for
+// tests that talk to them over TCP with real clients.
+package nodetest
+
+import (
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node"
+	"github.com/slotd/slotd/netio/config"
+)
+
+// Node is a started test node.
+type Node struct {
+	*node.Node
+	Addr string
+	Port int
+	Dir  string
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago (and whose
+// +10000 bus port was free too).
+func FreePort(t testing.TB) int {
+	for i := 0; i < 50; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if port+10000 > 65535 {
+			continue
+		}
+		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		if err != nil {
+			continue
+		}
+		_ = l2.Close()
+		return port
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// Start starts a node with the given directives ("name", "value", ...)
+// on a free port in a temporary dir, logging only warnings, and stops it at
+// the end of the test.
+func Start(t testing.TB, directives ...string) *Node {
+	t.Helper()
+	dir := t.TempDir()
+	port := FreePort(t)
+	cfg := config.New()
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--loglevel", "warning",
+		"--save", ""}
+	for i := 0; i+1 < len(directives); i += 2 {
+		args = append(args, "--"+directives[i], directives[i+1])
+	}
+	require.NoError(t, cfg.LoadArgs(args))
+	n, err := node.Start(cfg)
+	require.NoError(t, err)
+	tn := &Node{Node: n, Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir}
+	t.Cleanup(n.Stop)
+	return tn
+}
+
+// Client returns a go-redis client (RESP3 unless proto 2 is asked for) that
+// is closed at the end of the test.
+func (n *Node) Client(t testing.TB, proto ...int) *redis.Client {
+	p := 3
+	if len(proto) > 0 {
+		p = proto[0]
+	}
+	c := redis.NewClient(&redis.Options{Addr: n.Addr, Protocol: p, DialTimeout: 5 * time.Second,
+		ReadTimeout: 10 * time.Second, MaxRetries: -1})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Eventually polls cond every few milliseconds until it holds or the
+// deadline passes.
+func Eventually(t testing.TB, d time.Duration, cond func() bool, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v: %s", d, msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

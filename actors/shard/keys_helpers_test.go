@@ -1,0 +1,193 @@
+package shard_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// keysNode starts a slotd node with several shard actors, so that
+// multi-slot commands really fan out.
+func keysNode(t *testing.T) *nodetest.Node {
+	return nodetest.Start(t, "shard-actors", "4")
+}
+
+// keysConn is a raw RESP connection: it returns each reply's exact bytes,
+// so tests can check reply types (simple vs bulk, RESP2 vs RESP3 nulls).
+type keysConn struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func keysDial(t *testing.T, addr string, proto int) *keysConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	kc := &keysConn{t: t, c: c, r: bufio.NewReader(c)}
+	if proto == 3 {
+		kc.Do("HELLO", "3")
+	}
+	return kc
+}
+
+// Do sends one command and returns its raw reply.
+func (kc *keysConn) Do(args ...string) string {
+	kc.t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	require.NoError(kc.t, kc.c.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := kc.c.Write(b.Bytes())
+	require.NoError(kc.t, err)
+	raw, err := keysReadReply(kc.r)
+	require.NoError(kc.t, err)
+	return raw
+}
+
+// keysReadReply reads one complete RESP2/RESP3 reply and returns its bytes.
+func keysReadReply(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	if len(line) < 3 {
+		return "", fmt.Errorf("short line %q", line)
+	}
+	out := line
+	body := line[1 : len(line)-2]
+	switch line[0] {
+	case '$', '=', '!':
+		n, _ := strconv.Atoi(body)
+		if n < 0 {
+			return out, nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return out + string(buf), nil
+	case '*', '~', '>', '%', '|':
+		n, _ := strconv.Atoi(body)
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			el, err := keysReadReply(r)
+			if err != nil {
+				return "", err
+			}
+			out += el
+		}
+	}
+	return out, nil
+}
+
+// keysElems splits a raw aggregate reply into its header and raw elements.
+func keysElems(t *testing.T, raw string) (string, []string) {
+	t.Helper()
+	r := bufio.NewReader(bytes.NewBufferString(raw))
+	head, err := r.ReadString('\n')
+	require.NoError(t, err)
+	n, err := strconv.Atoi(head[1 : len(head)-2])
+	require.NoError(t, err, raw)
+	var els []string
+	for i := 0; i < n; i++ {
+		el, err := keysReadReply(r)
+		require.NoError(t, err)
+		els = append(els, el)
+	}
+	return head, els
+}
+
+// keysSorted returns an aggregate reply with its elements sorted, for
+// replies whose order is unspecified (KEYS).
+func keysSorted(t *testing.T, raw string) string {
+	head, els := keysElems(t, raw)
+	sort.Strings(els)
+	return head + keysJoin(els)
+}
+
+func keysJoin(s []string) string {
+	var b bytes.Buffer
+	for _, x := range s {
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+// keysBulk decodes a raw bulk string reply.
+func keysBulk(t *testing.T, raw string) string {
+	t.Helper()
+	r := bufio.NewReader(bytes.NewBufferString(raw))
+	head, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, byte('$'), head[0], raw)
+	n, _ := strconv.Atoi(head[1 : len(head)-2])
+	return raw[len(head) : len(head)+n]
+}
+
+// keysScanAll iterates SCAN (with extra options) to the end and returns
+// every reported key with its multiplicity, checking each reply's shape.
+func keysScanAll(t *testing.T, kc *keysConn, opts ...string) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	cursor := "0"
+	for i := 0; ; i++ {
+		require.Less(t, i, 1_000_000, "scan does not terminate")
+		raw := kc.Do(append([]string{"SCAN", cursor}, opts...)...)
+		head, els := keysElems(t, raw)
+		require.Equal(t, "*2\r\n", head, raw)
+		cursor = keysBulk(t, els[0])
+		ahead, keys := keysElems(t, els[1])
+		require.Equal(t, byte('*'), ahead[0])
+		for _, k := range keys {
+			seen[keysBulk(t, k)]++
+		}
+		if cursor == "0" {
+			return seen
+		}
+	}
+}
+
+// keysRedis starts a real redis-server on a free port for side-by-side
+// comparisons; the test is skipped when none is installed.
+func keysRedis(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	port := nodetest.FreePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", t.TempDir(), "--loglevel", "warning")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
+	}, "redis-server did not start")
+	return addr
+}

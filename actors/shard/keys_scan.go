@@ -1,0 +1,464 @@
+package shard
+
+// Commands over the whole key space: SCAN (routed by its cursor), and the
+// fanout commands KEYS, RANDOMKEY, DBSIZE, FLUSHDB and FLUSHALL, which run
+// once in every shard actor and are merged on the event loop.
+//
+// SCAN cursor layout: cursor = inner<<14 | slot, where inner is the cursor
+// of that slot's own keyspace scan. SCAN walks the slots in a fixed order,
+// actor by actor: the slots of shard actor 0 (0, N, 2N, ...), then those of
+// actor 1 (1, N+1, ...), and so on; so a cursor is a position in one total
+// order: every slot before the cursor's slot is finished and the cursor's
+// slot is finished up to inner. Grouping by actor means a scan changes actor
+// at most N-1 times; walking slots in plain numeric order would hop between
+// actors at almost every slot and cost one round trip per non-empty slot.
+//
+// Why no key is missed: a slot that holds no keys when the walk passes it
+// can only hold keys added during the scan, which SCAN need not return; a
+// key present for the whole scan keeps its slot's count above zero, so the
+// walk stops at that slot, and the keyspace's own cursor guarantee covers
+// resizes. Dispatch routes a cursor to the actor of its slot; a call never
+// reads another actor's keyspaces, it returns a cursor pointing there.
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+func init() {
+	command.Register(
+		keySpec(command.Spec{Name: "scan", Arity: -2, Flags: []string{"readonly"},
+			Categories: []string{"keyspace", "read", "slow"},
+			Tips:       []string{"nondeterministic_output", "request_policy:special"}, Since: "2.8.0",
+			Summary: "Incrementally iterate the keys space", Route: scanRoute, Handler: Handler(cmdScan)}),
+		&command.Spec{Name: "keys", Arity: 2, Flags: []string{"readonly"},
+			Categories: []string{"keyspace", "read", "slow", "dangerous"},
+			Tips:       []string{"request_policy:all_shards", "nondeterministic_output_order"},
+			Group:      "generic", Since: "1.0.0", Summary: "Find all keys matching the given pattern",
+			Exec: command.Fanout, Handler: Handler(cmdKeysPart), Merge: Merge(mergeKeys)},
+		&command.Spec{Name: "randomkey", Arity: 1, Flags: []string{"readonly"},
+			Categories: []string{"keyspace", "read", "slow"},
+			Tips:       []string{"request_policy:all_shards", "nondeterministic_output"},
+			Group:      "generic", Since: "1.0.0", Summary: "Return a random key from the keyspace",
+			Exec: command.Fanout, Handler: Handler(cmdRandomKeyPart), Merge: Merge(mergeRandomKey)},
+		&command.Spec{Name: "dbsize", Arity: 1, Flags: []string{"readonly", "fast"},
+			Categories: []string{"keyspace", "read", "fast"},
+			Tips:       []string{"request_policy:all_shards", "response_policy:agg_sum"},
+			Group:      "server", Since: "1.0.0", Summary: "Return the number of keys in the selected database",
+			Exec: command.Fanout, Handler: Handler(cmdDBSizePart), Merge: Merge(mergeSum)},
+		&command.Spec{Name: "flushdb", Arity: -1, Flags: []string{"write"},
+			Categories: []string{"keyspace", "write", "slow", "dangerous"},
+			Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+			Group:      "server", Since: "1.0.0", Summary: "Remove all keys from the current database",
+			Exec: command.Fanout, Handler: Handler(cmdFlushPart), Merge: Merge(mergeFlush)},
+		&command.Spec{Name: "flushall", Arity: -1, Flags: []string{"write"},
+			Categories: []string{"keyspace", "write", "slow", "dangerous"},
+			Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+			Group:      "server", Since: "1.0.0", Summary: "Remove all keys from all databases",
+			Exec: command.Fanout, Handler: Handler(cmdFlushPart), Merge: Merge(mergeFlush)},
+	)
+}
+
+const (
+	scanSlotBits = 14
+	scanSlotMask = 1<<scanSlotBits - 1
+)
+
+// scanOpts are SCAN's parsed arguments.
+type scanOpts struct {
+	cursor  uint64
+	count   int64
+	pattern []byte // nil: every key
+	typ     []byte // nil: every type
+	patSlot int    // the only slot MATCH can hit, or -1
+}
+
+// parseScan parses SCAN cursor [MATCH p] [COUNT n] [TYPE t]; errors come in
+// Redis's order (the cursor first). Later options override earlier ones.
+func parseScan(args [][]byte) (o scanOpts, errMsg string) {
+	cur, ok := parseCursor(args[1])
+	if !ok {
+		return o, "ERR invalid cursor"
+	}
+	o = scanOpts{cursor: cur, count: 10, patSlot: -1}
+	for i := 2; i < len(args); i += 2 {
+		a := args[i]
+		if i+1 >= len(args) {
+			return o, ErrSyntax
+		}
+		v := args[i+1]
+		switch {
+		case eqFold(a, "count"):
+			n, ok := parseInt(v)
+			if !ok {
+				return o, ErrNotInt
+			}
+			if n < 1 {
+				return o, ErrSyntax
+			}
+			o.count = n
+		case eqFold(a, "match"):
+			o.pattern = v
+			if len(v) == 1 && v[0] == '*' {
+				o.pattern = nil // same as no pattern (and "*" must match "")
+			}
+		case eqFold(a, "type"):
+			o.typ = v
+		default:
+			return o, ErrSyntax
+		}
+	}
+	if o.pattern != nil {
+		if s, ok := slots.PatternSlot(o.pattern); ok {
+			o.patSlot = s
+		}
+	}
+	return o, ""
+}
+
+// parseCursor accepts what Redis's strtoul-based cursor parsing accepts: an
+// optional sign ("-1" wraps to 2^64-1), decimal digits, nothing else; an
+// empty string is cursor 0, leading white space is refused, and a NUL byte
+// ends the number as it ends a C string.
+func parseCursor(b []byte) (uint64, bool) {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) == 0 {
+		return 0, true
+	}
+	neg := false
+	if b[0] == '+' || b[0] == '-' {
+		neg = b[0] == '-'
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		d := uint64(ch - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false // ERANGE
+		}
+		v = v*10 + d
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// scanRoute sends SCAN to the actor of the cursor's slot (or of the only
+// slot its MATCH pattern can hit). Argument errors are answered by the loop.
+func scanRoute(args [][]byte) (int, string) {
+	o, msg := parseScan(args)
+	if msg != "" {
+		return 0, msg
+	}
+	if o.patSlot >= 0 {
+		return o.patSlot, ""
+	}
+	return int(o.cursor & scanSlotMask), ""
+}
+
+// cmdScan runs in the actor owning c.Slot. Like Redis it stops once COUNT
+// entries were visited (before filtering) or after 10*COUNT bucket steps.
+func cmdScan(c *Call) {
+	o, _ := parseScan(c.Args)
+	s := c.S
+	slot := c.Slot
+	inner := o.cursor >> scanSlotBits
+	budget := int64(math.MaxInt64)
+	if o.count <= math.MaxInt64/10 {
+		budget = o.count * 10
+	}
+	var keys []string
+	var visited, steps int64
+	var ks *keyspace.Keyspace
+	fn := func(e *keyspace.Entry) {
+		visited++
+		if e.Expire != 0 && e.Expire <= c.Now {
+			if ks.DeleteEntry(e) {
+				s.removed(slot)
+				s.Stats.Expired.Add(1)
+			}
+			return
+		}
+		if o.pattern != nil && !keyspace.MatchKey(o.pattern, e.Key(), false) {
+			return
+		}
+		if o.typ != nil && !eqFold(o.typ, e.Kind.String()) {
+			return
+		}
+		keys = append(keys, e.Key())
+	}
+	next := uint64(0)
+	for {
+		if ks = s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			for {
+				inner = ks.Scan(inner, fn)
+				steps++
+				if inner == 0 || visited >= o.count || steps >= budget {
+					break
+				}
+			}
+			if inner != 0 {
+				next = inner<<scanSlotBits | uint64(slot)
+				break
+			}
+		}
+		if o.patSlot >= 0 {
+			break
+		}
+		if ns := s.nextOwnSlot(slot); ns >= 0 {
+			if visited >= o.count || steps >= budget {
+				next = uint64(ns) // inner 0: the start of that slot
+				break
+			}
+			slot, inner = ns, 0
+			continue
+		}
+		if ns := s.group.firstSlotAfterShard(s.ID); ns >= 0 {
+			next = uint64(ns)
+		}
+		break
+	}
+	var tmp [20]byte
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
+	c.W.Array(len(keys))
+	for _, k := range keys {
+		c.W.BulkString(k)
+	}
+}
+
+// nextOwnSlot is the next slot of this shard after slot, in SCAN order,
+// that holds keys, or -1.
+func (s *Shard) nextOwnSlot(slot int) int {
+	for slot += s.n; slot < slots.NumSlots; slot += s.n {
+		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			return slot
+		}
+	}
+	return -1
+}
+
+// firstSlotAfterShard is the first slot, in SCAN order, of the shards after
+// shard id that holds keys, or -1. It reads the shared per-slot counts: a
+// key that was present before the scan began is counted there.
+func (g *Group) firstSlotAfterShard(id int) int {
+	n := len(g.shards)
+	for j := id + 1; j < n; j++ {
+		for slot := j; slot < slots.NumSlots; slot += n {
+			if g.counts[slot].Load() > 0 {
+				return slot
+			}
+		}
+	}
+	return -1
+}
+
+// expired reports whether e's TTL has passed at now.
+func expired(e *keyspace.Entry, now int64) bool { return e.Expire != 0 && e.Expire <= now }
+
+// cmdKeysPart collects this shard's keys matching KEYS's pattern. Expired
+// keys are skipped, not deleted (as Redis's KEYS does). A pattern that can
+// only match keys of one slot looks at that slot only.
+func cmdKeysPart(c *Call) {
+	pat := c.Args[1]
+	all := len(pat) == 1 && pat[0] == '*'
+	var out []string
+	visit := func(ks *keyspace.Keyspace) {
+		ks.ForEach(func(e *keyspace.Entry) bool {
+			if !expired(e, c.Now) && (all || keyspace.MatchKey(pat, e.Key(), false)) {
+				out = append(out, e.Key())
+			}
+			return true
+		})
+	}
+	if slot, ok := slots.PatternSlot(pat); ok {
+		ks := c.S.spaces[slot]
+		switch {
+		case c.S.group.Of(slot) != c.S.ID || ks == nil:
+		case !bytes.ContainsAny(pat, "*?[\\"):
+			// A literal matches just the key equal to it.
+			if e := ks.Get(pat); e != nil && !expired(e, c.Now) {
+				out = append(out, e.Key())
+			}
+		default:
+			visit(ks)
+		}
+	} else {
+		c.S.ForEachSlot(func(_ int, ks *keyspace.Keyspace) { visit(ks) })
+	}
+	c.Result(out)
+}
+
+func mergeKeys(w *resp.Writer, _ [][]byte, parts []any) {
+	n := 0
+	for _, p := range parts {
+		k, _ := p.([]string)
+		n += len(k)
+	}
+	w.Array(n)
+	for _, p := range parts {
+		k, _ := p.([]string)
+		for _, key := range k {
+			w.BulkString(key)
+		}
+	}
+}
+
+// randomPart is one shard's RANDOMKEY candidate with the number of keys it
+// was drawn from, so the merge can weight shards by size.
+type randomPart struct {
+	key    string
+	weight int64
+}
+
+func cmdRandomKeyPart(c *Call) {
+	if key, n := c.S.randomKey(c.Now); n > 0 {
+		c.Result(randomPart{key: key, weight: n})
+	}
+}
+
+// randomKey draws a key of this shard: a slot with probability proportional
+// to its size, then a key in it. Expired keys that are drawn are deleted and
+// the draw repeats (as Redis does); after a few misses a walk finds a live
+// key, deleting the expired ones it passes, so the work stays proportional
+// to the keys removed. It returns the key and the shard's key count (0 when
+// the shard has no live key).
+func (s *Shard) randomKey(now int64) (string, int64) {
+	for try := 0; try < 32; try++ {
+		total := 0
+		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+			if ks := s.spaces[slot]; ks != nil {
+				total += ks.Len()
+			}
+		}
+		if total == 0 {
+			return "", 0
+		}
+		r := s.rng.IntN(total)
+		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+			ks := s.spaces[slot]
+			if ks == nil || r >= ks.Len() {
+				if ks != nil {
+					r -= ks.Len()
+				}
+				continue
+			}
+			e := ks.Random(s.rng)
+			if !expired(e, now) {
+				return e.Key(), int64(total)
+			}
+			ks.DeleteEntry(e)
+			s.removed(slot)
+			s.Stats.Expired.Add(1)
+			break
+		}
+	}
+	var key string
+	found := false
+	s.ForEachSlot(func(slot int, ks *keyspace.Keyspace) {
+		if found {
+			return
+		}
+		ks.ForEach(func(e *keyspace.Entry) bool {
+			if expired(e, now) {
+				ks.DeleteEntry(e)
+				s.removed(slot)
+				s.Stats.Expired.Add(1)
+				return true
+			}
+			key, found = e.Key(), true
+			return false
+		})
+	})
+	if !found {
+		return "", 0
+	}
+	total := 0
+	s.ForEachSlot(func(_ int, ks *keyspace.Keyspace) { total += ks.Len() })
+	return key, int64(total)
+}
+
+func mergeRandomKey(w *resp.Writer, _ [][]byte, parts []any) {
+	var total int64
+	for _, p := range parts {
+		if rp, ok := p.(randomPart); ok {
+			total += rp.weight
+		}
+	}
+	if total == 0 {
+		w.Null()
+		return
+	}
+	r := rand.Int64N(total)
+	for _, p := range parts {
+		rp, ok := p.(randomPart)
+		if !ok {
+			continue
+		}
+		if r < rp.weight {
+			w.BulkString(rp.key)
+			return
+		}
+		r -= rp.weight
+	}
+}
+
+// cmdDBSizePart counts this shard's keys (expired ones not yet removed
+// included, as Redis's DBSIZE does).
+func cmdDBSizePart(c *Call) {
+	n := int64(0)
+	c.S.ForEachSlot(func(_ int, ks *keyspace.Keyspace) { n += int64(ks.Len()) })
+	c.Result(n)
+}
+
+func mergeSum(w *resp.Writer, _ [][]byte, parts []any) {
+	n := int64(0)
+	for _, p := range parts {
+		v, _ := p.(int64)
+		n += v
+	}
+	w.Int(n)
+}
+
+// flushArgsErr validates FLUSHDB/FLUSHALL [ASYNC|SYNC].
+func flushArgsErr(args [][]byte) string {
+	if len(args) > 2 || len(args) == 2 && !eqFold(args[1], "async") && !eqFold(args[1], "sync") {
+		return ErrSyntax
+	}
+	return ""
+}
+
+// cmdFlushPart drops every slot of this shard. Dropping is O(1) per slot,
+// so ASYNC and SYNC behave the same.
+func cmdFlushPart(c *Call) {
+	if flushArgsErr(c.Args) != "" {
+		return
+	}
+	for slot := c.S.ID; slot < slots.NumSlots; slot += c.S.n {
+		c.S.DropSlot(slot)
+	}
+}
+
+func mergeFlush(w *resp.Writer, args [][]byte, _ []any) {
+	if msg := flushArgsErr(args); msg != "" {
+		w.Error(msg)
+		return
+	}
+	w.OK()
+}

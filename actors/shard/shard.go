@@ -1,0 +1,360 @@
+// Package shard owns the keyspaces of the hash slots and executes every
+// keyed command. A node runs N shard actors; slot s belongs to actor s % N,
+// which spreads any contiguous slot range evenly and never moves a slot
+// between actors when ownership changes. Each slot has its own keyspace, so
+// counting, listing and dropping a slot touch one dictionary.
+//
+// Actors run on protoactor-go with the synchronized dispatcher: an idle
+// actor's mailbox is drained on the sending goroutine (usually the event
+// loop that parsed the batch), so the common case costs a function call, not
+// a goroutine wake-up, while a busy actor still gets its messages queued.
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+// Handler executes a shard command. It writes exactly one reply to c.W
+// (fanout handlers leave c.Cmd.Result instead).
+type Handler func(c *Call)
+
+// Merge combines the fanout parts (one per shard, in shard order) into one
+// reply.
+type Merge func(w *resp.Writer, args [][]byte, parts []any)
+
+// Stats are counters read by INFO while the actor writes them.
+type Stats struct {
+	Hits, Misses, Expired, ExpiredStale atomic.Int64
+	Commands                            atomic.Int64
+	Blocked                             atomic.Int64
+}
+
+// Shard is one shard actor's state. Only the actor touches it.
+type Shard struct {
+	ID    int
+	n     int
+	group *Group
+
+	spaces [slots.NumSlots]*keyspace.Keyspace
+	rng    *rand.Rand
+	now    int64 // unix ms of the batch being executed
+	call   Call
+
+	expireSlot   int // active-expiry walk position
+	expireCursor uint64
+
+	cur     *Batch                // batch being executed
+	parked  bool                  // the last command blocked
+	rerun   *blocked              // blocked command being retried
+	blocked map[string][]*blocked // key → commands waiting on it
+	ready   []string              // keys signalled since the last wake
+	watched map[string][]watchRec // key → WATCHing clients
+	keyIdx  []int
+
+	Stats Stats
+	log   zerolog.Logger
+}
+
+// tick drives active expiry.
+type tick struct{}
+
+// Receive implements actor.Actor.
+func (s *Shard) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *Batch:
+		s.run(m)
+	case tick:
+		s.activeExpire(time.Now().UnixMilli())
+	case unblockTimeout:
+		s.onTimeout(m.bl)
+	case func(*Shard):
+		m(s)
+	}
+}
+
+func (s *Shard) run(b *Batch) {
+	s.now = time.Now().UnixMilli()
+	s.cur = b
+	skip := 0
+	for i := range b.Cmds {
+		cmd := &b.Cmds[i]
+		if skip > 0 {
+			// Commands of a transaction aborted by WATCH: no reply.
+			skip--
+			b.Ends = append(b.Ends, len(b.Out.B))
+			continue
+		}
+		if cmd.TxBegin != 0 {
+			if cmd.Watch.Aborted(s.now) {
+				cmd.Result = true
+				skip = max(int(cmd.TxBegin), 0)
+			}
+			b.Ends = append(b.Ends, len(b.Out.B))
+			continue
+		}
+		s.runOne(b, cmd)
+		if s.parked {
+			// A blocking command is always its batch's last: the batch
+			// completes when the command is served or times out.
+			s.parked = false
+			if len(s.ready) > 0 {
+				s.wake()
+			}
+			return
+		}
+		if len(s.ready) > 0 {
+			s.wake()
+		}
+	}
+	s.finish(b)
+}
+
+// runOne executes one command and records its reply end. After a write it
+// signals the command's keys to WATCHers and blocked clients.
+func (s *Shard) runOne(b *Batch, cmd *Cmd) {
+	b.Out.Proto = int(cmd.Proto)
+	mark := len(b.Out.B)
+	s.exec(cmd, &b.Out)
+	if s.parked {
+		return
+	}
+	b.Ends = append(b.Ends, len(b.Out.B))
+	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0) &&
+		(len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
+		for _, k := range s.keyIdx {
+			s.signal(cmd.Args[k])
+		}
+	}
+}
+
+func (s *Shard) finish(b *Batch) {
+	s.Stats.Commands.Add(int64(len(b.Cmds)))
+	b.Done.BatchDone(b)
+}
+
+// signal is Redis's signalModifiedKey: WATCHers of key become dirty and
+// clients blocked on it get a chance to run.
+func (s *Shard) signal(key []byte) {
+	s.signalWatch(key)
+	s.signalBlocked(key)
+}
+
+// Signal tells WATCHers and blocked clients that key changed. Write
+// handlers get this automatically for their key arguments; handlers that
+// modify other keys (or only sometimes modify) may call it explicitly.
+func (c *Call) Signal(key []byte) { c.S.signal(key) }
+
+func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
+	mark := len(w.B)
+	defer func() {
+		if r := recover(); r != nil {
+			w.B = w.B[:mark]
+			s.log.Error().Str("command", cmd.Spec.Name).Interface("panic", r).
+				Str("stack", string(debug.Stack())).Msg("command panicked")
+			w.Error(fmt.Sprintf("ERR internal error executing '%s'", cmd.Spec.Name))
+		}
+	}()
+	c := &s.call
+	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
+	cmd.Spec.Handler.(Handler)(c)
+}
+
+// Keyspace returns slot's keyspace, creating it when create is set.
+func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
+	ks := s.spaces[slot]
+	if ks == nil && create {
+		ks = keyspace.New()
+		s.spaces[slot] = ks
+	}
+	return ks
+}
+
+// ForEachSlot visits every slot of this shard that has a keyspace.
+func (s *Shard) ForEachSlot(fn func(slot int, ks *keyspace.Keyspace)) {
+	for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			fn(slot, ks)
+		}
+	}
+}
+
+// Rand is the shard's random source.
+func (s *Shard) Rand() *rand.Rand { return s.rng }
+
+// Group returns the shard's group.
+func (s *Shard) Group() *Group { return s.group }
+
+// added and removed keep the shared per-slot key counts current.
+func (s *Shard) added(slot int)   { s.group.counts[slot].Add(1) }
+func (s *Shard) removed(slot int) { s.group.counts[slot].Add(-1) }
+
+// DropSlot deletes every key of slot.
+func (s *Shard) DropSlot(slot int) int {
+	ks := s.spaces[slot]
+	if ks == nil {
+		return 0
+	}
+	n := ks.Len()
+	if len(s.watched) > 0 {
+		ks.ForEach(func(e *keyspace.Entry) bool { s.signalWatch([]byte(e.Key())); return true })
+	}
+	ks.Clear()
+	s.spaces[slot] = nil
+	s.group.counts[slot].Add(int64(-n))
+	return n
+}
+
+// activeExpire walks the expiry index of this shard's slots, deleting keys
+// whose time has passed. It stops after a small time budget so a loop that
+// runs the actor inline is not held up; the walk resumes at the next tick.
+func (s *Shard) activeExpire(now int64) {
+	const budget = 2 * time.Millisecond
+	start := time.Now()
+	visited := 0
+	for steps := 0; steps < slots.NumSlots/s.n+1; steps++ {
+		slot := s.expireSlot
+		ks := s.spaces[slot]
+		if ks != nil && ks.ExpiresLen() > 0 {
+			var dead []string
+			s.expireCursor = ks.ScanExpires(s.expireCursor, func(e *keyspace.Entry) {
+				visited++
+				if e.Expire != 0 && e.Expire <= now {
+					dead = append(dead, e.Key())
+				}
+			})
+			for _, k := range dead {
+				if ks.Delete([]byte(k)) != nil {
+					s.signalWatch([]byte(k))
+					s.removed(slot)
+					s.Stats.Expired.Add(1)
+				}
+			}
+			if s.expireCursor != 0 {
+				if visited&63 == 0 && time.Since(start) > budget {
+					return
+				}
+				steps--
+				continue
+			}
+		}
+		s.expireCursor = 0
+		s.expireSlot += s.n
+		if s.expireSlot >= slots.NumSlots {
+			s.expireSlot = s.ID
+			return // one full pass per tick at most
+		}
+		if visited > 0 && visited&63 == 0 && time.Since(start) > budget {
+			return
+		}
+	}
+}
+
+// Group is the set of shard actors of one node.
+type Group struct {
+	shards []*Shard
+	pids   []*actor.PID
+	root   *actor.RootContext
+	system *actor.ActorSystem
+	counts [slots.NumSlots]atomic.Int64
+	stop   chan struct{}
+
+	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
+	// commands that grow values check against it.
+	MaxBulkLen atomic.Int64
+}
+
+// NewGroup spawns n shard actors on system.
+func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
+	if n < 1 {
+		n = 1
+	}
+	g := &Group{system: system, root: system.Root, stop: make(chan struct{})}
+	for i := 0; i < n; i++ {
+		s := &Shard{ID: i, n: n, group: g, expireSlot: i,
+			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
+			log: log.With().Str("actor", "shard").Int("shard", i).Logger()}
+		props := actor.PropsFromProducer(func() actor.Actor { return s },
+			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
+			actor.WithReceiverMiddleware(trace.Middleware("shard", fmt.Sprintf("shard-%d", i))))
+		pid, err := system.Root.SpawnNamed(props, fmt.Sprintf("shard-%d", i))
+		if err != nil {
+			panic(err)
+		}
+		g.shards = append(g.shards, s)
+		g.pids = append(g.pids, pid)
+	}
+	go g.ticker()
+	return g
+}
+
+func (g *Group) ticker() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+			for _, pid := range g.pids {
+				g.root.Send(pid, tick{})
+			}
+		}
+	}
+}
+
+// Stop ends the ticker and the actors.
+func (g *Group) Stop() {
+	close(g.stop)
+	for _, pid := range g.pids {
+		g.root.Stop(pid)
+	}
+}
+
+// N is the number of shard actors.
+func (g *Group) N() int { return len(g.shards) }
+
+// Of returns the index of the actor owning slot.
+func (g *Group) Of(slot int) int { return slot % len(g.shards) }
+
+// Send hands a batch to shard i. The batch must not be touched until its
+// Completer is called.
+func (g *Group) Send(i int, b *Batch) {
+	b.seal()
+	if trace.Enabled("shard") {
+		b.enq = time.Now().UnixNano()
+	}
+	g.root.Send(g.pids[i], b)
+}
+
+// Do runs fn inside shard i (for admin work such as dropping slots).
+func (g *Group) Do(i int, fn func(*Shard)) { g.root.Send(g.pids[i], fn) }
+
+// SlotKeys is the number of keys in slot (read lock-free by any goroutine;
+// may lag commands still queued in an actor).
+func (g *Group) SlotKeys(slot int) int64 { return g.counts[slot].Load() }
+
+// NextNonEmpty returns the first slot ≥ from holding keys, or -1.
+func (g *Group) NextNonEmpty(from int) int {
+	for s := from; s < slots.NumSlots; s++ {
+		if g.counts[s].Load() > 0 {
+			return s
+		}
+	}
+	return -1
+}
+
+// Shard returns shard i's state, for tests and INFO counters only.
+func (g *Group) Shard(i int) *Shard { return g.shards[i] }

@@ -1,0 +1,259 @@
+package shard
+
+import (
+	"math/big"
+)
+
+// INCRBYFLOAT in Redis works on the C long double, which on x86-64 Linux is
+// the x87 80-bit extended format: a 64-bit significand and a 15-bit exponent
+// (normal range [2^-16382, 2^16384), subnormals down to 2^-16445). Replies
+// depend on that precision (0.1 added three times prints "10.3", 1e400 is
+// accepted), so the arithmetic here is emulated exactly with big.Float at 64
+// bits, round-to-nearest-even, with the format's exponent limits applied by
+// hand.
+
+const (
+	ldPrec      = 64
+	ldMaxExp    = 16384  // |x| < 2^ldMaxExp
+	ldMinNormal = -16382 // smallest normal is 2^ldMinNormal
+	ldMinSub    = -16445 // subnormal spacing is 2^ldMinSub
+	// ldMaxChars is Redis's MAX_LONG_DOUBLE_CHARS: longer strings are never
+	// numbers, and it bounds the work of parsing.
+	ldMaxChars = 5 * 1024
+)
+
+// ldStatus says why a parse produced no finite number.
+type ldStatus uint8
+
+const (
+	ldOK       ldStatus = iota
+	ldInvalid           // not a float (syntax, NaN, overflow or total underflow)
+	ldInfinite          // "inf"/"infinity": valid input, but the sum will be infinite
+)
+
+func newLD() *big.Float { return new(big.Float).SetPrec(ldPrec).SetMode(big.ToNearestEven) }
+
+// parseLD converts b as Redis's string2ld does (strtold on the whole string,
+// no leading space, NaN and out-of-range values refused).
+func parseLD(b []byte) (*big.Float, ldStatus) {
+	if len(b) == 0 || len(b) >= ldMaxChars || isCSpace(b[0]) {
+		return nil, ldInvalid
+	}
+	neg := false
+	s := b
+	if s[0] == '+' || s[0] == '-' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if lowerIs(s, "inf") || lowerIs(s, "infinity") {
+		return nil, ldInfinite
+	}
+	var (
+		mant big.Int
+		exp  int64 // value = mant * base^exp
+		nsig int   // significant digits of mant
+		hex  bool
+		ok   bool
+	)
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		hex = true
+		exp, nsig, ok = scanMantissa(&mant, s[2:], 16)
+	} else {
+		exp, nsig, ok = scanMantissa(&mant, s, 10)
+	}
+	if !ok {
+		return nil, ldInvalid
+	}
+	f := newLD()
+	if mant.Sign() == 0 {
+		if neg {
+			f.Neg(f)
+		}
+		return f, ldOK
+	}
+	var st ldStatus
+	if hex {
+		st = roundPow(f, &mant, 2, int64(mant.BitLen()), exp)
+	} else {
+		st = roundPow(f, &mant, 10, int64(nsig), exp)
+	}
+	if st != ldOK {
+		return nil, st
+	}
+	if neg {
+		f.Neg(f)
+	}
+	return f, ldOK
+}
+
+// scanMantissa reads digits [. digits] [exponent] (all of s must be used)
+// into mant and returns the exponent of base (for hex: of 2) that scales it
+// and the number of significant digits.
+func scanMantissa(mant *big.Int, s []byte, base int) (int64, int, bool) {
+	i, digits, frac := 0, 0, 0
+	start := 0
+	var intPart []byte
+	for i < len(s) && isDigitBase(s[i], base) {
+		i++
+	}
+	intPart = s[start:i]
+	digits += i - start
+	var fracPart []byte
+	if i < len(s) && s[i] == '.' {
+		i++
+		fs := i
+		for i < len(s) && isDigitBase(s[i], base) {
+			i++
+		}
+		fracPart = s[fs:i]
+		frac = i - fs
+		digits += frac
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	var e int64
+	if i < len(s) {
+		c := s[i] | 0x20
+		if (base == 10 && c != 'e') || (base == 16 && c != 'p') {
+			return 0, 0, false
+		}
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return 0, 0, false
+		}
+		for ; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, 0, false
+			}
+			if e < 1<<40 { // saturate: far beyond any representable value
+				e = e*10 + int64(s[i]-'0')
+			}
+		}
+		if eneg {
+			e = -e
+		}
+	}
+	buf := make([]byte, 0, len(intPart)+len(fracPart))
+	buf = append(append(buf, intPart...), fracPart...)
+	mant.SetString(string(buf), base)
+	nsig := len(buf)
+	for nsig > 0 && buf[len(buf)-nsig] == '0' {
+		nsig--
+	}
+	if base == 16 {
+		return e - 4*int64(frac), nsig, true
+	}
+	return e - int64(frac), nsig, true
+}
+
+// roundPow sets f to mant*base^exp rounded to the long double format; mant
+// has n digits in base.
+func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
+	// Bound the magnitude before doing exact arithmetic, so absurd exponents
+	// cost nothing: v lies in [base^(n-1+exp), base^(n+exp)).
+	hiLimit, loLimit := int64(ldMaxExp), int64(ldMinSub-1)
+	if base == 10 {
+		hiLimit, loLimit = 4933, -4952 // 10^4933 > max, 10^-4952 < half the smallest subnormal
+	}
+	if n-1+exp >= hiLimit {
+		return ldInvalid // overflow
+	}
+	if n+exp <= loLimit {
+		return ldInvalid // rounds to zero
+	}
+	num := new(big.Int).Set(mant)
+	den := big.NewInt(1)
+	if exp > 0 {
+		num.Mul(num, new(big.Int).Exp(big.NewInt(int64(base)), big.NewInt(exp), nil))
+	} else if exp < 0 {
+		den.Exp(big.NewInt(int64(base)), big.NewInt(-exp), nil)
+	}
+	return roundRat(f, num, den)
+}
+
+// roundRat sets f to num/den (both positive) rounded to the long double
+// format, reporting overflow or underflow to zero as ldInvalid (strtold's
+// ERANGE cases that Redis refuses).
+func roundRat(f *big.Float, num, den *big.Int) ldStatus {
+	// Subnormal when num/den < 2^ldMinNormal, i.e. num*2^-ldMinNormal < den.
+	if new(big.Int).Lsh(num, -ldMinNormal).Cmp(den) < 0 {
+		q, r := new(big.Int).QuoRem(new(big.Int).Lsh(num, -ldMinSub), den, new(big.Int))
+		r.Lsh(r, 1)
+		if c := r.Cmp(den); c > 0 || (c == 0 && q.Bit(0) == 1) {
+			q.Add(q, big.NewInt(1))
+		}
+		if q.Sign() == 0 {
+			return ldInvalid
+		}
+		f.SetInt(q)
+		f.SetMantExp(f, ldMinSub)
+		return ldOK
+	}
+	var a, b big.Float
+	a.SetInt(num)
+	b.SetInt(den)
+	f.Quo(&a, &b)
+	if f.MantExp(nil) > ldMaxExp {
+		return ldInvalid
+	}
+	return ldOK
+}
+
+// addLD returns a+b in long double arithmetic and whether it stayed finite.
+// Both operands are long double values, so a sum in the subnormal range is
+// exact and only the overflow bound needs checking.
+func addLD(a, b *big.Float) (*big.Float, bool) {
+	s := newLD().Add(a, b)
+	if s.Sign() != 0 && s.MantExp(nil) > ldMaxExp {
+		return nil, false
+	}
+	return s, true
+}
+
+// appendLDHuman formats f as Redis's ld2string in human mode: "%.17Lf" with
+// trailing zeros (and a bare '.') removed, and "-0" printed as "0".
+func appendLDHuman(dst []byte, f *big.Float) []byte {
+	start := len(dst)
+	dst = f.Append(dst, 'f', 17)
+	end := len(dst)
+	for end > start && dst[end-1] == '0' {
+		end--
+	}
+	if end > start && dst[end-1] == '.' {
+		end--
+	}
+	dst = dst[:end]
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
+}
+
+// ldFromInt64 is the exact long double of n (the 64-bit significand holds
+// every int64).
+func ldFromInt64(n int64) *big.Float { return newLD().SetInt64(n) }
+
+func isDigitBase(c byte, base int) bool {
+	if c >= '0' && c <= '9' {
+		return true
+	}
+	if base == 16 {
+		c |= 0x20
+		return c >= 'a' && c <= 'f'
+	}
+	return false
+}
+
+// isCSpace is C's isspace in the "C" locale.
+func isCSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// lowerIs compares s case-insensitively with a lower-case ASCII word.
+func lowerIs(s []byte, word string) bool { return eqFold(s, word) }

@@ -1,0 +1,198 @@
+package shard_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/slots"
+)
+
+// strConn is a raw RESP connection returning every reply's exact bytes, so
+// tests see reply types (bulk vs simple, $-1 vs _) as a client does.
+type strConn struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+// strDial connects to addr; proto 3 switches the connection with HELLO 3.
+func strDial(t *testing.T, addr string, proto int) *strConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	sc := &strConn{t: t, c: c, r: bufio.NewReader(c)}
+	if proto == 3 {
+		require.True(t, strings.HasPrefix(sc.Do("HELLO", "3"), "%"), "HELLO 3")
+	}
+	return sc
+}
+
+// Do sends one command and returns its raw reply.
+func (sc *strConn) Do(args ...string) string {
+	sc.t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	require.NoError(sc.t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := io.WriteString(sc.c, b.String())
+	require.NoError(sc.t, err)
+	reply, err := strReadReply(sc.r)
+	require.NoError(sc.t, err, "reading the reply to %q", args)
+	return reply
+}
+
+// strReadReply reads one complete RESP2/RESP3 reply verbatim.
+func strReadReply(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	if len(line) < 3 {
+		return "", fmt.Errorf("short line %q", line)
+	}
+	out := line
+	head := line[1 : len(line)-2]
+	switch line[0] {
+	case '$', '=', '!':
+		n, err := strconv.Atoi(head)
+		if err != nil || n < 0 {
+			return out, err
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return out + string(buf), nil
+	case '*', '~', '>', '%', '|':
+		n, err := strconv.Atoi(head)
+		if err != nil || n < 0 {
+			return out, err
+		}
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			el, err := strReadReply(r)
+			if err != nil {
+				return "", err
+			}
+			out += el
+		}
+		return out, nil
+	default: // + - : _ , # (
+		return out, nil
+	}
+}
+
+// strBulk encodes s as a bulk reply.
+func strBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
+// strErr encodes an error reply.
+func strErr(msg string) string { return "-" + msg + "\r\n" }
+
+// strInt encodes an integer reply.
+func strInt(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
+
+// strNull is the null reply of each protocol.
+func strNull(proto int) string {
+	if proto == 3 {
+		return "_\r\n"
+	}
+	return "$-1\r\n"
+}
+
+// strInShard runs fn inside the shard actor owning key's slot and waits for
+// it: tests use it to look at TTLs and to plant values of other types
+// without depending on other commands.
+func strInShard(t *testing.T, n *nodetest.Node, key string, fn func(ks *keyspace.Keyspace)) {
+	t.Helper()
+	g := n.Server.Shards()
+	slot := slots.HashSlot([]byte(key))
+	done := make(chan struct{})
+	g.Do(g.Of(slot), func(s *shard.Shard) {
+		defer close(done)
+		fn(s.Keyspace(slot, true))
+	})
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shard actor did not run the probe")
+	}
+}
+
+// strPTTL is the key's remaining TTL in ms: -2 when missing, -1 without TTL.
+func strPTTL(t *testing.T, n *nodetest.Node, key string) int64 {
+	t.Helper()
+	var ttl int64 = -2
+	strInShard(t, n, key, func(ks *keyspace.Keyspace) {
+		e := ks.GetString(key)
+		now := time.Now().UnixMilli()
+		switch {
+		case e == nil || (e.Expire != 0 && e.Expire <= now):
+		case e.Expire == 0:
+			ttl = -1
+		default:
+			ttl = e.Expire - now
+		}
+	})
+	return ttl
+}
+
+// strPlantList turns key into a key of another type (a list) for WRONGTYPE
+// tests: it is SET first so the node's key counts stay right.
+func strPlantList(t *testing.T, n *nodetest.Node, sc *strConn, key string) {
+	t.Helper()
+	require.Equal(t, "+OK\r\n", sc.Do("SET", key, "x"))
+	strInShard(t, n, key, func(ks *keyspace.Keyspace) {
+		e := ks.GetString(key)
+		e.Kind = keyspace.KindList
+		e.Str = nil
+	})
+}
+
+// strRedis starts a real redis-server (extra directives appended) on a free
+// port for side-by-side comparisons; the test is skipped when none is
+// installed.
+func strRedis(t *testing.T, directives ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	port := nodetest.FreePort(t)
+	dir := t.TempDir()
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, directives...)
+	cmd := exec.Command(bin, args...)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
+	}, "redis-server did not start")
+	return addr
+}

@@ -1,0 +1,165 @@
+package shard
+
+import (
+	"slices"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/netio/command"
+)
+
+// Byte-range string commands: APPEND, STRLEN, GETRANGE, SETRANGE.
+
+func init() {
+	command.Register(
+		strSpec("append", 3, "Append a value to a key", "2.0.0", cmdAppend, "write", "denyoom", "fast"),
+		strSpec("strlen", 2, "Get the length of the value stored in a key", "2.2.0", cmdStrlen,
+			"readonly", "fast"),
+		strSpec("getrange", 4, "Get a substring of the string stored at a key", "2.4.0", cmdGetRange,
+			"readonly"),
+		strSpec("setrange", 4, "Overwrite part of a string at key starting at the specified offset", "2.2.0",
+			cmdSetRange, "write", "denyoom"),
+	)
+}
+
+const errStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+
+// tooLong reports (and replies) whether a string of size+extra bytes would
+// exceed proto-max-bulk-len, overflow included.
+func (c *Call) tooLong(size, extra int64) bool {
+	total := int64(uint64(size) + uint64(extra))
+	if total > c.maxStringLen() || total < size || total < extra {
+		c.W.Error(errStringTooLong)
+		return true
+	}
+	return false
+}
+
+// cmdAppend grows the value in place; Go's append doubles the buffer, so a
+// series of appends costs amortised O(appended bytes).
+func cmdAppend(c *Call) {
+	key, val := c.Args[1], c.Args[2]
+	e := c.LookupWrite(key)
+	if e == nil {
+		e = c.Create(key, keyspace.KindString)
+		e.Str = append(make([]byte, 0, len(val)), val...)
+		c.W.Int(int64(len(e.Str)))
+		return
+	}
+	if e.Kind != keyspace.KindString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	if c.tooLong(int64(len(e.Str)), int64(len(val))) {
+		return
+	}
+	e.Str = append(e.Str, val...)
+	c.W.Int(int64(len(e.Str)))
+}
+
+func cmdStrlen(c *Call) {
+	e := c.Lookup(c.Args[1])
+	switch {
+	case e == nil:
+		c.W.Int(0)
+	case e.Kind != keyspace.KindString:
+		c.W.Error(ErrWrongType)
+	default:
+		c.W.Int(int64(len(e.Str)))
+	}
+}
+
+var emptyBulk = []byte{}
+
+// cmdGetRange implements GETRANGE key start end with inclusive, possibly
+// negative (from the end) indexes clamped to the string.
+func cmdGetRange(c *Call) {
+	start, ok := parseInt(c.Args[2])
+	if !ok {
+		c.W.Error(ErrNotInt)
+		return
+	}
+	end, ok := parseInt(c.Args[3])
+	if !ok {
+		c.W.Error(ErrNotInt)
+		return
+	}
+	e := c.Lookup(c.Args[1])
+	if e == nil {
+		c.W.Bulk(emptyBulk)
+		return
+	}
+	if e.Kind != keyspace.KindString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	n := int64(len(e.Str))
+	// Both negative and crossed: empty, whatever the length (Redis 7.0).
+	if start < 0 && end < 0 && start > end {
+		c.W.Bulk(emptyBulk)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start = max(start, 0)
+	end = max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.W.Bulk(emptyBulk)
+		return
+	}
+	c.W.Bulk(e.Str[start : end+1])
+}
+
+// cmdSetRange implements SETRANGE key offset value, zero-padding the string
+// up to offset.
+func cmdSetRange(c *Call) {
+	key, val := c.Args[1], c.Args[3]
+	off, ok := parseInt(c.Args[2])
+	if !ok {
+		c.W.Error(ErrNotInt)
+		return
+	}
+	if off < 0 {
+		c.W.Error("ERR offset is out of range")
+		return
+	}
+	e := c.LookupWrite(key)
+	if e == nil {
+		if len(val) == 0 {
+			c.W.Int(0)
+			return
+		}
+		if c.tooLong(off, int64(len(val))) {
+			return
+		}
+		e = c.Create(key, keyspace.KindString)
+		e.Str = make([]byte, int(off)+len(val))
+		copy(e.Str[off:], val)
+		c.W.Int(int64(len(e.Str)))
+		return
+	}
+	if e.Kind != keyspace.KindString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(len(e.Str)))
+		return
+	}
+	if c.tooLong(off, int64(len(val))) {
+		return
+	}
+	if need := int(off) + len(val); need > len(e.Str) {
+		old := len(e.Str)
+		e.Str = slices.Grow(e.Str, need-old)[:need]
+		clear(e.Str[old:]) // capacity beyond len may hold stale bytes
+	}
+	copy(e.Str[off:], val)
+	c.W.Int(int64(len(e.Str)))
+}

@@ -1,0 +1,184 @@
+// Package trace records the messages actors handle, for debugging: actor
+// kind and id, message type, queue time (when the message carries its
+// enqueue time) and handling time. It is off by default and switched per
+// actor kind at run time (CONFIG SET trace-actors "shard cluster" or "all").
+// Records go to a zerolog logger and to an in-memory ring that a command can
+// read back, so a developer can replay what happened in order.
+package trace
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+)
+
+// Record is one handled message.
+type Record struct {
+	Seq      uint64
+	At       time.Time
+	Kind     string
+	ID       string
+	Message  string
+	Sender   string
+	Queued   time.Duration // 0 when unknown
+	Handling time.Duration
+	TraceID  uint64
+}
+
+// Stamped messages expose when they were enqueued and the trace id they
+// carry (a client command's or a bus frame's).
+type Stamped interface {
+	EnqueuedAt() int64 // unix ns, 0 if not stamped
+	TraceID() uint64
+}
+
+var (
+	allOn   atomic.Bool
+	kinds   sync.Map // kind → *atomic.Bool
+	logger  atomic.Pointer[zerolog.Logger]
+	ringMu  sync.Mutex
+	ring    []Record
+	ringPos int
+	seq     atomic.Uint64
+	anyOn   atomic.Bool
+)
+
+func flag(kind string) *atomic.Bool {
+	if v, ok := kinds.Load(kind); ok {
+		return v.(*atomic.Bool)
+	}
+	v, _ := kinds.LoadOrStore(kind, new(atomic.Bool))
+	return v.(*atomic.Bool)
+}
+
+// Configure sets the traced kinds from a trace-actors value: a space or
+// comma separated list of kinds, "all", or "" for none.
+func Configure(value string) {
+	allOn.Store(false)
+	kinds.Range(func(_, v any) bool { v.(*atomic.Bool).Store(false); return true })
+	on := false
+	for _, k := range strings.FieldsFunc(strings.ToLower(value), func(r rune) bool { return r == ' ' || r == ',' }) {
+		on = true
+		if k == "all" {
+			allOn.Store(true)
+			continue
+		}
+		flag(k).Store(true)
+	}
+	anyOn.Store(on)
+}
+
+// Enabled reports whether kind is traced.
+func Enabled(kind string) bool {
+	if !anyOn.Load() {
+		return false
+	}
+	return allOn.Load() || flag(kind).Load()
+}
+
+// SetLogger routes records to l (nil: ring only).
+func SetLogger(l *zerolog.Logger) { logger.Store(l) }
+
+// SetRingSize resizes the in-memory ring (dropping what it held).
+func SetRingSize(n int) {
+	if n < 0 {
+		n = 0
+	}
+	ringMu.Lock()
+	ring = make([]Record, 0, n)
+	ringPos = 0
+	ringMu.Unlock()
+}
+
+func init() { SetRingSize(4096) }
+
+// Add stores a record (used by the middleware and by non-actor code paths
+// that want to appear in the same trace).
+func Add(r Record) {
+	r.Seq = seq.Add(1)
+	if r.At.IsZero() {
+		r.At = time.Now()
+	}
+	if l := logger.Load(); l != nil {
+		ev := l.Debug().Str("kind", r.Kind).Str("id", r.ID).Str("msg", r.Message).
+			Dur("handling", r.Handling).Uint64("seq", r.Seq)
+		if r.Queued > 0 {
+			ev = ev.Dur("queued", r.Queued)
+		}
+		if r.Sender != "" {
+			ev = ev.Str("sender", r.Sender)
+		}
+		if r.TraceID != 0 {
+			ev = ev.Uint64("trace", r.TraceID)
+		}
+		ev.Msg("actor message")
+	}
+	ringMu.Lock()
+	if c := cap(ring); c > 0 {
+		if len(ring) < c {
+			ring = append(ring, r)
+		} else {
+			ring[ringPos] = r
+			ringPos = (ringPos + 1) % c
+		}
+	}
+	ringMu.Unlock()
+}
+
+// Recent returns up to n most recent records, oldest first.
+func Recent(n int) []Record {
+	ringMu.Lock()
+	defer ringMu.Unlock()
+	out := make([]Record, 0, len(ring))
+	if len(ring) < cap(ring) {
+		out = append(out, ring...)
+	} else {
+		out = append(out, ring[ringPos:]...)
+		out = append(out, ring[:ringPos]...)
+	}
+	if n > 0 && len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// Reset empties the ring.
+func Reset() {
+	ringMu.Lock()
+	ring = ring[:0]
+	ringPos = 0
+	ringMu.Unlock()
+}
+
+// Middleware returns a protoactor receiver middleware tracing actors of the
+// given kind. When tracing is off it costs one atomic load per message.
+func Middleware(kind, id string) actor.ReceiverMiddleware {
+	f := flag(kind)
+	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
+		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+			if !anyOn.Load() || !(allOn.Load() || f.Load()) {
+				next(c, env)
+				return
+			}
+			start := time.Now()
+			next(c, env)
+			r := Record{At: start, Kind: kind, ID: id, Message: fmt.Sprintf("%T", env.Message),
+				Handling: time.Since(start)}
+			if env.Sender != nil {
+				r.Sender = env.Sender.Id
+			}
+			if st, ok := env.Message.(Stamped); ok {
+				if at := st.EnqueuedAt(); at > 0 {
+					r.Queued = time.Duration(start.UnixNano() - at)
+				}
+				r.TraceID = st.TraceID()
+			}
+			Add(r)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// userHZ is the kernel's USER_HZ, the unit of utime/stime in /proc/<pid>/stat.
+// It is 100 on every Linux architecture Go supports.
+const userHZ = 100
+
+type server struct {
+	name string
+	port int
+	argv []string
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{} // closed when the process has exited
+}
+
+// startServer starts the command line tmpl ({port} replaced by a free port)
+// and waits until it answers PING.
+func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	argv, err := splitCommand(strings.ReplaceAll(tmpl, "{port}", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("%s command: %w", name, err)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s command is empty", name)
+	}
+	if pin {
+		argv = append([]string{"taskset", "-c", "0"}, argv...) // taskset execs, so the pid stays the server's
+	}
+	s := &server{name: name, port: port, argv: argv, log: filepath.Join(dir, name+".log"), done: make(chan struct{})}
+	logf, err := os.Create(s.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	s.cmd = exec.Command(argv[0], argv[1:]...)
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	// Own process group so stop() also reaches anything the command spawns;
+	// Pdeathsig kills the server if the driver itself dies uncleanly.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() { s.cmd.Wait(); close(s.done) }()
+	if err := s.waitReady(ctx, 15*time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s did not come up: %w\n--- %s ---\n%s", name, err, s.log, tail(s.log))
+	}
+	return s, nil
+}
+
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// waitReady polls PING until +PONG, the process exits, or the deadline passes.
+func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := ping(s.port)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("process exited (%v)", s.cmd.ProcessState)
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends SIGTERM to the server's process group, then SIGKILL if it has
+// not exited within 5 seconds.
+func (s *server) stop() {
+	pgid := -s.cmd.Process.Pid
+	syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(pgid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// cpuTime returns the server's user+system CPU time so far (all threads).
+func (s *server) cpuTime() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may contain spaces; fields after it start
+	// at field 3 (state). utime and stime are fields 14 and 15.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("malformed utime/stime")
+	}
+	return time.Duration(ut+st) * time.Second / userHZ, nil
+}
+
+func ping(port int) error {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) != "+PONG" {
+		return fmt.Errorf("PING replied %q", strings.TrimSpace(line))
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns the last few lines of a log file.
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// splitCommand splits a command line into words the way a POSIX shell would
+// for the simple cases used here: whitespace separates words, single quotes
+// are literal, double quotes allow \" and \\, and an empty pair of
+// quotes yields an empty word.
+// No expansion or redirection is performed.
+func splitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated '")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New(`unterminated "`)
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// shellQuote quotes s for splitCommand.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// quoteArgs renders argv as a command line that splitCommand reads back.
+func quoteArgs(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

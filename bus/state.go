@@ -1,0 +1,415 @@
+package bus
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/slotd/slotd/slots"
+)
+
+// EndpointType is cluster-preferred-endpoint-type: what CLUSTER SLOTS,
+// CLUSTER SHARDS and MOVED/ASK redirects name a node by.
+type EndpointType uint8
+
+// Endpoint types.
+const (
+	EndpointIP EndpointType = iota
+	EndpointHostname
+	EndpointUnknown
+)
+
+// ParseEndpointType maps a cluster-preferred-endpoint-type value
+// ("ip", "hostname", "unknown-endpoint") to its type; anything else is ip.
+func ParseEndpointType(s string) EndpointType {
+	switch strings.ToLower(s) {
+	case "hostname":
+		return EndpointHostname
+	case "unknown-endpoint":
+		return EndpointUnknown
+	}
+	return EndpointIP
+}
+
+// Options are the configuration directives the cluster logic depends on.
+type Options struct {
+	RequireFullCoverage bool // cluster-require-full-coverage
+	AllowReadsWhenDown  bool // cluster-allow-reads-when-down
+	PreferredEndpoint   EndpointType
+}
+
+// DefaultOptions are Redis's defaults.
+func DefaultOptions() Options { return Options{RequireFullCoverage: true} }
+
+// Announce is how this node presents itself, derived from port,
+// cluster-port and the cluster-announce-* directives (see [DeriveAnnounce]).
+type Announce struct {
+	IP       string // cluster-announce-ip ("" keeps the address learned from peers)
+	Port     int
+	CPort    int
+	Hostname string
+}
+
+// PortIncr is the default offset of the bus port from the client port.
+const PortIncr = 10000
+
+// DeriveAnnounce computes the announced address the way Redis does: the
+// client port unless cluster-announce-port overrides it, and the bus port
+// from cluster-announce-bus-port, else cluster-port, else port+10000 (of the
+// real port, not the announced one).
+func DeriveAnnounce(port, clusterPort, announcePort, announceBusPort int, announceIP, hostname string) Announce {
+	a := Announce{IP: announceIP, Port: port, CPort: port + PortIncr, Hostname: hostname}
+	if clusterPort != 0 {
+		a.CPort = clusterPort
+	}
+	if announcePort != 0 {
+		a.Port = announcePort
+	}
+	if announceBusPort != 0 {
+		a.CPort = announceBusPort
+	}
+	return a
+}
+
+// Effects are the pending side effects of the steps taken since the last
+// TakeEffects. The owner carries them out in this order: Save, then
+// Publish, then the replies.
+type Effects struct {
+	// Save: nodes.conf must be rewritten (atomically, fsync'd) before any
+	// reply to the step that caused it goes out.
+	Save bool
+	// Publish: the routing table changed; swap in State.Table().
+	Publish bool
+}
+
+// Any reports whether there is something to do.
+func (e Effects) Any() bool { return e.Save || e.Publish }
+
+// MsgType is a cluster bus message type, for the CLUSTER INFO counters.
+type MsgType uint8
+
+// Bus message types, in Redis's numbering.
+const (
+	MsgPing MsgType = iota
+	MsgPong
+	MsgMeet
+	MsgFail
+	MsgPublish
+	MsgFailoverAuthRequest
+	MsgFailoverAuthAck
+	MsgUpdate
+	MsgMFStart
+	MsgModule
+	MsgPublishShard
+	msgTypeCount
+)
+
+var msgTypeNames = [msgTypeCount]string{
+	MsgPing: "ping", MsgPong: "pong", MsgMeet: "meet", MsgFail: "fail", MsgPublish: "publish",
+	MsgFailoverAuthRequest: "auth-req", MsgFailoverAuthAck: "auth-ack", MsgUpdate: "update",
+	MsgMFStart: "mfstart", MsgModule: "module", MsgPublishShard: "publishshard",
+}
+
+// String is the name CLUSTER INFO uses for the type.
+func (t MsgType) String() string {
+	if t < msgTypeCount {
+		return msgTypeNames[t]
+	}
+	return "unknown"
+}
+
+// Stats are the bus counters CLUSTER INFO reports.
+type Stats struct {
+	Sent, Received           [msgTypeCount]uint64
+	LinksBufferLimitExceeded uint64
+}
+
+// State is one node's view of the cluster. It is not safe for concurrent
+// use: one actor owns it.
+type State struct {
+	opts   Options
+	myself *Node
+	nodes  map[string]*Node
+	sorted []*Node // every node, by id: the deterministic iteration order
+
+	owner     [slots.NumSlots]*Node
+	migrating map[int]*Node // slot → node this node is migrating it to
+	importing map[int]*Node // slot → node this node is importing it from
+
+	currentEpoch  uint64
+	lastVoteEpoch uint64
+
+	ok   bool // cluster_state:ok
+	size int  // masters serving at least one slot
+
+	announcedIP string // last cluster-announce-ip applied
+	stats       Stats
+	fx          Effects
+}
+
+// New returns the state of a fresh node: a master with no slots that knows
+// no other node, epochs 0. The new config must be saved and the table
+// published.
+func New(id, shardID string, opts Options) *State {
+	s := newState(opts)
+	me := &Node{ID: id, ShardID: shardID, Flags: FlagMyself | FlagMaster, Linked: true}
+	s.addNode(me)
+	s.myself = me
+	s.fx = Effects{Save: true, Publish: true}
+	s.updateState()
+	return s
+}
+
+func newState(opts Options) *State {
+	return &State{opts: opts, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{}}
+}
+
+// TakeEffects returns the pending effects and clears them.
+func (s *State) TakeEffects() Effects {
+	fx := s.fx
+	s.fx = Effects{}
+	return fx
+}
+
+// MyID is this node's id.
+func (s *State) MyID() string { return s.myself.ID }
+
+// MyShardID is this node's shard id.
+func (s *State) MyShardID() string { return s.myself.ShardID }
+
+// Myself returns a copy of this node's entry.
+func (s *State) Myself() Node { return *s.myself }
+
+// Lookup returns a copy of the entry of node id.
+func (s *State) Lookup(id string) (Node, bool) {
+	n, ok := s.nodes[id]
+	if !ok {
+		return Node{}, false
+	}
+	return *n, true
+}
+
+// KnownNodes is the number of nodes in the table, this one included.
+func (s *State) KnownNodes() int { return len(s.nodes) }
+
+// CurrentEpoch is the cluster's current epoch as this node knows it.
+func (s *State) CurrentEpoch() uint64 { return s.currentEpoch }
+
+// LastVoteEpoch is the epoch of this node's last failover vote.
+func (s *State) LastVoteEpoch() uint64 { return s.lastVoteEpoch }
+
+// OK reports cluster_state:ok.
+func (s *State) OK() bool { return s.ok }
+
+// Size is the number of masters serving at least one slot.
+func (s *State) Size() int { return s.size }
+
+// Options returns the options in force.
+func (s *State) Options() Options { return s.opts }
+
+// Owner returns the id of the node serving slot ("" when unassigned).
+func (s *State) Owner(slot int) string {
+	if n := s.owner[slot]; n != nil {
+		return n.ID
+	}
+	return ""
+}
+
+// Stats returns the bus message counters.
+func (s *State) Stats() Stats { return s.stats }
+
+// CountSent and CountReceived record a bus message for CLUSTER INFO.
+func (s *State) CountSent(t MsgType)     { s.stats.Sent[t]++ }
+func (s *State) CountReceived(t MsgType) { s.stats.Received[t]++ }
+
+// SetOptions applies changed directives (CONFIG SET); the cluster state is
+// recomputed and the table republished.
+func (s *State) SetOptions(o Options) {
+	if o == s.opts {
+		return
+	}
+	s.opts = o
+	s.fx.Publish = true
+	s.updateState()
+}
+
+// SetAnnounce applies this node's announced address. An announce IP takes
+// over myself's address; clearing it forgets the address so it is learned
+// again from peers, as in Redis. Ports and hostname are always the
+// announced ones. A change is saved and published.
+func (s *State) SetAnnounce(a Announce) {
+	me := s.myself
+	old := *me
+	if a.IP != s.announcedIP {
+		s.announcedIP = a.IP
+		me.IP = a.IP
+	}
+	me.Port, me.CPort, me.Hostname = a.Port, a.CPort, a.Hostname
+	if me.IP != old.IP || me.Port != old.Port || me.CPort != old.CPort || me.Hostname != old.Hostname {
+		s.fx.Save = true
+		s.fx.Publish = true
+	}
+}
+
+// addNode puts n in the table (replacing nothing: the id must be new).
+func (s *State) addNode(n *Node) {
+	s.nodes[n.ID] = n
+	i := sort.Search(len(s.sorted), func(i int) bool { return s.sorted[i].ID >= n.ID })
+	s.sorted = append(s.sorted, nil)
+	copy(s.sorted[i+1:], s.sorted[i:])
+	s.sorted[i] = n
+}
+
+// nodeOrCreate returns node id, adding a placeholder entry (no address, no
+// flags) when it is unknown, as Redis does for ids it meets in nodes.conf.
+func (s *State) nodeOrCreate(id string) *Node {
+	if n, ok := s.nodes[id]; ok {
+		return n
+	}
+	n := &Node{ID: id}
+	s.addNode(n)
+	return n
+}
+
+// addSlot makes n the owner of an unassigned slot.
+func (s *State) addSlot(n *Node, slot int) bool {
+	if s.owner[slot] != nil {
+		return false
+	}
+	s.owner[slot] = n
+	n.Slots.Add(slot)
+	n.numSlots++
+	return true
+}
+
+// delSlot unassigns slot.
+func (s *State) delSlot(slot int) bool {
+	n := s.owner[slot]
+	if n == nil {
+		return false
+	}
+	n.Slots.Remove(slot)
+	n.numSlots--
+	s.owner[slot] = nil
+	return true
+}
+
+// updateState recomputes cluster_state and cluster_size. The state is ok
+// unless (with full coverage required) some slot is unassigned or served by
+// a failed node, or fewer than a majority of the slot-serving masters are
+// reachable — which includes a node that serves no slot and knows no master
+// that does. A change of state republishes the table.
+//
+// Redis also delays the switch to ok (2 s after start-up for a master, and
+// up to cluster-node-timeout, 0.5–5 s, after being in a minority); those
+// delays protect a rejoining master in a multi-node cluster and belong with
+// the failure detector, which will pass the time in.
+func (s *State) updateState() {
+	ok := true
+	if s.opts.RequireFullCoverage {
+		for _, n := range s.owner {
+			if n == nil || n.Failed() {
+				ok = false
+				break
+			}
+		}
+	}
+	size, reachable := 0, 0
+	for _, n := range s.sorted {
+		if n.IsMaster() && n.numSlots > 0 {
+			size++
+			if n.Flags&(FlagFail|FlagPFail) == 0 {
+				reachable++
+			}
+		}
+	}
+	if reachable < size/2+1 {
+		ok = false
+	}
+	s.size = size
+	if ok != s.ok {
+		s.ok = ok
+		s.fx.Publish = true
+	}
+}
+
+// master returns the primary of replica n, if known.
+func (s *State) master(n *Node) *Node {
+	if !n.IsReplica() || n.MasterID == "" {
+		return nil
+	}
+	return s.nodes[n.MasterID]
+}
+
+// nodeEpoch is the epoch CLUSTER NODES prints: a replica shows its
+// primary's configEpoch.
+func (s *State) nodeEpoch(n *Node) uint64 {
+	if m := s.master(n); m != nil {
+		return m.ConfigEpoch
+	}
+	return n.ConfigEpoch
+}
+
+// replicas returns the replicas of master m, by id.
+func (s *State) replicas(m *Node) []*Node {
+	var out []*Node
+	for _, n := range s.sorted {
+		if n.IsReplica() && n.MasterID == m.ID {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// endpoint is the preferred endpoint of n; null reports unknown-endpoint
+// mode, where CLUSTER SLOTS sends a null.
+func (s *State) endpoint(n *Node) (ep string, null bool) {
+	switch s.opts.PreferredEndpoint {
+	case EndpointHostname:
+		if n.Hostname != "" {
+			return n.Hostname, false
+		}
+		return "?", false
+	case EndpointUnknown:
+		return "", true
+	}
+	return n.IP, false
+}
+
+// Table builds the routing snapshot for the event loops. Nodes[i].IP holds
+// the node's preferred endpoint (what MOVED and ASK name); Hostname is the
+// announced hostname.
+func (s *State) Table() *slots.Table {
+	t := slots.NewTable()
+	t.Cluster = true
+	t.OK = s.ok
+	t.AllowReadsWhenDown = s.opts.AllowReadsWhenDown
+	idx := make(map[*Node]int, len(s.sorted))
+	t.Nodes = make([]slots.Node, len(s.sorted))
+	for i, n := range s.sorted {
+		idx[n] = i
+		ep, _ := s.endpoint(n)
+		t.Nodes[i] = slots.Node{ID: n.ID, IP: ep, Port: n.Port, Hostname: n.Hostname}
+	}
+	t.Self = idx[s.myself]
+	for slot, n := range s.owner {
+		if n != nil {
+			t.Owner[slot] = int16(idx[n])
+		}
+	}
+	if m := s.master(s.myself); m != nil {
+		t.Master = idx[m]
+	}
+	if len(s.migrating) > 0 {
+		t.Migrating = make(map[int]int, len(s.migrating))
+		for slot, n := range s.migrating {
+			t.Migrating[slot] = idx[n]
+		}
+	}
+	if len(s.importing) > 0 {
+		t.Importing = make(map[int]int, len(s.importing))
+		for slot, n := range s.importing {
+			t.Importing[slot] = idx[n]
+		}
+	}
+	return t
+}

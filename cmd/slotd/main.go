@@ -1,0 +1,55 @@
+// Command slotd is a Redis Cluster–compatible server node.
+//
+//	slotd [config-file] [--directive value ...]
+//
+// takes redis.conf directives like redis-server does.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/slotd/slotd/actors/node"
+	"github.com/slotd/slotd/netio/config"
+)
+
+func main() {
+	cfg := config.New()
+	cfg.SetChdir(true) // like redis-server: relative paths resolve in dir
+	if err := cfg.LoadArgs(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// SLOTD_CPUPROFILE=file writes a Go CPU profile until shutdown (for the
+	// performance work in bench/).
+	if path := os.Getenv("SLOTD_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		}
+	}
+	n, err := node.Start(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- n.Wait() }()
+	select {
+	case s := <-sig:
+		n.Log.Warn().Str("signal", s.String()).Msg("Received signal, scheduling shutdown...")
+		n.Stop()
+		n.Log.Warn().Msg("slotd is now ready to exit, bye bye...")
+	case err := <-done:
+		if err != nil {
+			n.Log.Error().Err(err).Msg("server stopped")
+			pprof.StopCPUProfile()
+			os.Exit(1)
+		}
+	}
+}

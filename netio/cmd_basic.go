@@ -1,0 +1,40 @@
+package netio
+
+import (
+	"github.com/slotd/slotd/netio/command"
+)
+
+// Flags, categories and summaries follow Redis 7.0's COMMAND INFO/DOCS.
+func init() {
+	command.Register(
+		&command.Spec{Name: "ping", Arity: -1, Flags: []string{"fast", "sentinel"}, Categories: []string{"fast", "connection"},
+			Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Group: "connection", Since: "1.0.0",
+			Summary: "Ping the server", Handler: LoopHandler(cmdPing)},
+		&command.Spec{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "1.0.0", Summary: "Echo the given string", Handler: LoopHandler(cmdEcho)},
+		&command.Spec{Name: "quit", Arity: -1, Flags: []string{"allow_busy", "noscript", "loading", "stale", "fast", "no_auth"},
+			Categories: []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
+			Summary: "Close the connection", Handler: LoopHandler(cmdQuit)},
+	)
+}
+
+func cmdPing(x *Ctx) {
+	if len(x.Args) > 2 {
+		x.W.Error("ERR wrong number of arguments for 'ping' command")
+		return
+	}
+	if len(x.Args) == 2 {
+		x.W.Bulk(x.Args[1])
+		return
+	}
+	x.W.Simple("PONG")
+}
+
+func cmdEcho(x *Ctx) { x.W.Bulk(x.Args[1]) }
+
+// cmdQuit answers +OK and closes the connection once every earlier reply
+// has been written.
+func cmdQuit(x *Ctx) {
+	x.W.OK()
+	x.C.closing = true
+}

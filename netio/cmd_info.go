@@ -1,0 +1,593 @@
+package netio
+
+import (
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
+)
+
+// redisVersion is the Redis version slotd reports (HELLO, INFO): clients
+// pick features by it.
+const redisVersion = "7.0.15"
+
+func init() {
+	command.Register(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},
+		Categories: []string{"slow", "dangerous"},
+		Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+		Group:      "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
+		Handler: LoopHandler(cmdInfo)})
+}
+
+// serverExt is the Server state behind INFO, CLIENT and CONFIG RESETSTAT.
+type serverExt struct {
+	closedCmds atomic.Int64 // commands run by connections already closed
+	cmdBase    atomic.Int64 // command total at the last CONFIG RESETSTAT
+
+	replOnce sync.Once
+	replID   string
+
+	memMu   sync.Mutex
+	memAt   time.Time
+	mem     memSample
+	memPeak atomic.Uint64
+
+	instOnce sync.Once
+	inst     instSampler
+}
+
+// ---- accessors
+
+// Uptime is the time since the server was created.
+func (s *Server) Uptime() time.Duration { return time.Since(s.started) }
+
+// RunID is the random id of this server process run (INFO run_id).
+func (s *Server) RunID() string { return s.runID }
+
+// ConnectedClients is the number of open client connections.
+func (s *Server) ConnectedClients() int64 { return s.stats.clients.Load() }
+
+// TotalCommands is the number of commands received since start (or the
+// last CONFIG RESETSTAT).
+func (s *Server) TotalCommands() int64 { return s.rawCommands() - s.ext.cmdBase.Load() }
+
+func (s *Server) rawCommands() int64 {
+	n := s.ext.closedCmds.Load()
+	s.clientMu.Lock()
+	for _, cl := range s.clients {
+		n += cl.totalCmds.Load()
+	}
+	s.clientMu.Unlock()
+	return n
+}
+
+// ReplID is the replication id reported by INFO replication.
+func (s *Server) ReplID() string {
+	s.ext.replOnce.Do(func() { s.ext.replID = randomHex(40) })
+	return s.ext.replID
+}
+
+// ResetStats implements CONFIG RESETSTAT for the counters netio and the
+// shards keep, then runs the hooks other components registered with
+// config.OnResetStat.
+func (s *Server) ResetStats() {
+	st := &s.stats
+	for _, c := range []*atomic.Int64{&st.connsReceived, &st.rejectedConns, &st.commands, &st.netInput,
+		&st.netOutput, &st.errorReplies, &st.unexpectedErr} {
+		c.Store(0)
+	}
+	s.ext.cmdBase.Store(s.rawCommands())
+	for i := 0; i < s.shards.N(); i++ {
+		ss := &s.shards.Shard(i).Stats
+		for _, c := range []*atomic.Int64{&ss.Hits, &ss.Misses, &ss.Expired, &ss.ExpiredStale, &ss.Commands} {
+			c.Store(0)
+		}
+	}
+	s.ext.memPeak.Store(0)
+	s.ext.inst.reset()
+	s.Cfg.ResetStat()
+}
+
+// ---- memory
+
+type memSample struct {
+	heap  uint64 // bytes in live and not yet swept heap objects
+	total uint64 // bytes mapped by the Go runtime
+	rss   uint64
+}
+
+var memMetrics = []string{"/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes"}
+
+// memory returns a memory sample at most 100 ms old. runtime/metrics does
+// not stop the world, but /proc reads are not free either.
+func (s *Server) memory() memSample {
+	e := &s.ext
+	e.memMu.Lock()
+	defer e.memMu.Unlock()
+	if time.Since(e.memAt) < 100*time.Millisecond {
+		return e.mem
+	}
+	ms := make([]metrics.Sample, len(memMetrics))
+	for i, n := range memMetrics {
+		ms[i].Name = n
+	}
+	metrics.Read(ms)
+	var m memSample
+	if ms[0].Value.Kind() == metrics.KindUint64 {
+		m.heap = ms[0].Value.Uint64()
+	}
+	if ms[1].Value.Kind() == metrics.KindUint64 {
+		m.total = ms[1].Value.Uint64()
+	}
+	m.rss = processRSS()
+	e.mem, e.memAt = m, time.Now()
+	for {
+		p := e.memPeak.Load()
+		if m.heap <= p || e.memPeak.CompareAndSwap(p, m.heap) {
+			break
+		}
+	}
+	return m
+}
+
+// bytesToHuman formats n like Redis's INFO *_human fields.
+func bytesToHuman(n uint64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + "B"
+	}
+	d := float64(n)
+	i := -1
+	for d >= 1024 && i < len(units)-1 {
+		d /= 1024
+		i++
+	}
+	return strconv.FormatFloat(d, 'f', 2, 64) + string(units[i])
+}
+
+// ---- instantaneous metrics
+
+// instSampler keeps Redis's 16 samples, taken every 100 ms, of the rate of
+// commands and network bytes.
+type instSampler struct {
+	mu              sync.Mutex
+	at              time.Time // last sample; zero before the first
+	cmds, in, out   int64     // counters at the last sample
+	idx             int
+	opsS, inS, outS [16]float64
+}
+
+func (i *instSampler) reset() {
+	i.mu.Lock()
+	i.opsS, i.inS, i.outS = [16]float64{}, [16]float64{}, [16]float64{}
+	i.at = time.Time{}
+	i.mu.Unlock()
+}
+
+func (s *Server) sample() {
+	i := &s.ext.inst
+	now := time.Now()
+	cmds, in, out := s.rawCommands(), s.stats.netInput.Load(), s.stats.netOutput.Load()
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.at.IsZero() {
+		dt := now.Sub(i.at).Seconds()
+		if dt > 0 {
+			i.opsS[i.idx] = float64(max(cmds-i.cmds, 0)) / dt
+			i.inS[i.idx] = float64(max(in-i.in, 0)) / dt / 1024
+			i.outS[i.idx] = float64(max(out-i.out, 0)) / dt / 1024
+			i.idx = (i.idx + 1) % len(i.opsS)
+		}
+	}
+	i.at, i.cmds, i.in, i.out = now, cmds, in, out
+}
+
+// startSampler starts the 100 ms sampler on the first INFO; it ends with
+// the server.
+func (s *Server) startSampler() {
+	s.ext.instOnce.Do(func() {
+		s.sample()
+		go func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-s.stopped:
+					return
+				case <-t.C:
+					s.sample()
+				}
+			}
+		}()
+	})
+}
+
+func (s *Server) instantaneous() (ops, inKbps, outKbps float64) {
+	i := &s.ext.inst
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for k := range i.opsS {
+		ops += i.opsS[k]
+		inKbps += i.inS[k]
+		outKbps += i.outS[k]
+	}
+	n := float64(len(i.opsS))
+	return ops / n, inKbps / n, outKbps / n
+}
+
+// ---- INFO
+
+// infoSections are Redis 7.0's sections in output order.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
+	"modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"}
+
+// pickSections returns the requested sections: "default" (also when none
+// is named), "all", "everything", or section names; unknown names are
+// ignored, as Redis does.
+func pickSections(args [][]byte) map[string]bool {
+	want := map[string]bool{}
+	addDefault := func() {
+		for _, n := range infoSections {
+			if n != "commandstats" && n != "latencystats" {
+				want[n] = true
+			}
+		}
+	}
+	if len(args) == 0 {
+		addDefault()
+		return want
+	}
+	for _, a := range args {
+		n := strings.ToLower(string(a))
+		switch n {
+		case "default":
+			addDefault()
+		case "all", "everything":
+			for _, n := range infoSections {
+				want[n] = true
+			}
+		default:
+			want[n] = true
+		}
+	}
+	return want
+}
+
+type infoText struct {
+	b []byte
+	n int
+}
+
+func (t *infoText) section(name string) {
+	if t.n > 0 {
+		t.b = append(t.b, '\r', '\n')
+	}
+	t.n++
+	t.b = append(t.b, "# "...)
+	t.b = append(t.b, name...)
+	t.b = append(t.b, '\r', '\n')
+}
+
+func (t *infoText) str(k, v string) {
+	t.b = append(t.b, k...)
+	t.b = append(t.b, ':')
+	t.b = append(t.b, v...)
+	t.b = append(t.b, '\r', '\n')
+}
+
+func (t *infoText) int(k string, v int64) { t.str(k, strconv.FormatInt(v, 10)) }
+
+func (t *infoText) float(k string, v float64, prec int) {
+	t.str(k, strconv.FormatFloat(v, 'f', prec, 64))
+}
+
+// keyCounts is what every shard reports for INFO keyspace.
+type keyCounts struct {
+	keys, expires int64
+	ttlSum, ttlN  int64 // sampled remaining TTLs (ms)
+}
+
+// countKeys runs inside shard sh: key and expire counts of its slots and a
+// small sample of TTLs for avg_ttl (Redis estimates it by sampling too).
+func countKeys(sh *shard.Shard, now int64) keyCounts {
+	var kc keyCounts
+	budget := 64
+	sh.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
+		kc.keys += int64(ks.Len())
+		n := ks.ExpiresLen()
+		kc.expires += int64(n)
+		if n > 0 && budget > 0 {
+			ks.ScanExpires(0, func(e *keyspace.Entry) {
+				if budget > 0 && e.Expire > now {
+					kc.ttlSum += e.Expire - now
+					kc.ttlN++
+					budget--
+				}
+			})
+		}
+	})
+	return kc
+}
+
+// cmdInfo implements INFO [section ...]. Everything but the keyspace is read
+// on the loop; key counts come from the shards themselves, so with the
+// keyspace section the reply is deferred until every shard has answered.
+func cmdInfo(x *Ctx) {
+	s := x.S
+	s.startSampler()
+	want := pickSections(x.Args[1:])
+	t := &infoText{}
+	s.infoBody(t, want)
+	if !want["keyspace"] {
+		x.W.Verbatim(string(t.b))
+		return
+	}
+	t.section("Keyspace")
+	x.Defer(func(d *Deferred) {
+		n := s.shards.N()
+		var (
+			mu        sync.Mutex
+			sum       keyCounts
+			ttlWeight float64
+			remaining = n
+		)
+		for i := 0; i < n; i++ {
+			s.shards.Do(i, func(sh *shard.Shard) {
+				kc := countKeys(sh, time.Now().UnixMilli())
+				mu.Lock()
+				sum.keys += kc.keys
+				sum.expires += kc.expires
+				if kc.ttlN > 0 {
+					// Weight each shard's mean TTL by its number of volatile keys.
+					ttlWeight += float64(kc.ttlSum) / float64(kc.ttlN) * float64(kc.expires)
+				}
+				remaining--
+				last := remaining == 0
+				mu.Unlock()
+				if !last {
+					return
+				}
+				if sum.keys > 0 {
+					avg := int64(0)
+					if sum.expires > 0 {
+						avg = int64(ttlWeight / float64(sum.expires))
+					}
+					t.str("db0", "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
+						strconv.FormatInt(sum.expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
+				}
+				d.W.Verbatim(string(t.b))
+				d.Done()
+			})
+		}
+	})
+}
+
+// infoBody writes every wanted section except the keyspace.
+func (s *Server) infoBody(t *infoText, want map[string]bool) {
+	now := time.Now()
+	cluster := s.clusterMode()
+	if want["server"] {
+		t.section("Server")
+		mode := "standalone"
+		if cluster {
+			mode = "cluster"
+		}
+		t.str("redis_version", redisVersion)
+		t.str("redis_git_sha1", "00000000")
+		t.str("redis_git_dirty", "0")
+		t.str("redis_build_id", "0")
+		t.str("redis_mode", mode)
+		t.str("os", osName())
+		t.int("arch_bits", int64(strconv.IntSize))
+		t.str("monotonic_clock", "POSIX clock_gettime")
+		t.str("multiplexing_api", multiplexingAPI())
+		t.str("atomicvar_api", "go-atomic")
+		t.str("gcc_version", "0.0.0")
+		t.str("go_version", runtime.Version())
+		t.int("process_id", int64(os.Getpid()))
+		t.str("process_supervised", "no")
+		t.str("run_id", s.runID)
+		t.int("tcp_port", s.Cfg.Int("port"))
+		t.int("server_time_usec", now.UnixMicro())
+		up := int64(now.Sub(s.started).Seconds())
+		t.int("uptime_in_seconds", up)
+		t.int("uptime_in_days", up/86400)
+		t.int("hz", s.Cfg.Int("hz"))
+		t.int("configured_hz", s.Cfg.Int("hz"))
+		t.int("lru_clock", now.Unix()&(1<<24-1))
+		exe, _ := os.Executable()
+		t.str("executable", exe)
+		t.str("config_file", s.Cfg.File())
+		t.int("io_threads_active", 0)
+	}
+	if want["clients"] {
+		t.section("Clients")
+		maxIn := int64(0)
+		for _, cl := range s.clientsSnapshot() {
+			maxIn = max(maxIn, cl.qbufLen.Load())
+		}
+		t.int("connected_clients", s.stats.clients.Load())
+		t.int("cluster_connections", 0)
+		t.int("maxclients", s.maxClients.Load())
+		t.int("client_recent_max_input_buffer", maxIn)
+		t.int("client_recent_max_output_buffer", 0)
+		t.int("blocked_clients", 0)
+		t.int("tracking_clients", 0)
+		t.int("clients_in_timeout_table", 0)
+	}
+	if want["memory"] {
+		t.section("Memory")
+		m := s.memory()
+		peak := max(s.ext.memPeak.Load(), m.heap)
+		maxmem := uint64(s.Cfg.Int("maxmemory"))
+		sys := totalSystemMemory()
+		t.int("used_memory", int64(m.heap))
+		t.str("used_memory_human", bytesToHuman(m.heap))
+		t.int("used_memory_rss", int64(m.rss))
+		t.str("used_memory_rss_human", bytesToHuman(m.rss))
+		t.int("used_memory_peak", int64(peak))
+		t.str("used_memory_peak_human", bytesToHuman(peak))
+		t.str("used_memory_peak_perc", strconv.FormatFloat(percent(m.heap, peak), 'f', 2, 64)+"%")
+		t.int("allocator_allocated", int64(m.heap))
+		t.int("allocator_active", int64(m.total))
+		t.int("allocator_resident", int64(m.rss))
+		t.int("total_system_memory", int64(sys))
+		t.str("total_system_memory_human", bytesToHuman(sys))
+		t.int("maxmemory", int64(maxmem))
+		t.str("maxmemory_human", bytesToHuman(maxmem))
+		t.str("maxmemory_policy", s.Cfg.String("maxmemory-policy"))
+		frag := 0.0
+		if m.heap > 0 {
+			frag = float64(m.rss) / float64(m.heap)
+		}
+		t.float("mem_fragmentation_ratio", frag, 2)
+		t.int("mem_fragmentation_bytes", int64(m.rss)-int64(m.heap))
+		t.str("mem_allocator", "go-"+runtime.Version())
+		t.int("lazyfree_pending_objects", 0)
+		t.int("lazyfreed_objects", 0)
+	}
+	if want["persistence"] {
+		// slotd does not persist data yet: no snapshot, no AOF.
+		t.section("Persistence")
+		for _, k := range []string{"loading", "async_loading", "current_cow_peak", "current_cow_size",
+			"current_cow_size_age"} {
+			t.int(k, 0)
+		}
+		t.str("current_fork_perc", "0.00")
+		for _, k := range []string{"current_save_keys_processed", "current_save_keys_total",
+			"rdb_changes_since_last_save", "rdb_bgsave_in_progress"} {
+			t.int(k, 0)
+		}
+		t.int("rdb_last_save_time", s.started.Unix())
+		t.str("rdb_last_bgsave_status", "ok")
+		t.int("rdb_last_bgsave_time_sec", -1)
+		t.int("rdb_current_bgsave_time_sec", -1)
+		for _, k := range []string{"rdb_saves", "rdb_last_cow_size", "rdb_last_load_keys_expired",
+			"rdb_last_load_keys_loaded", "aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled"} {
+			t.int(k, 0)
+		}
+		t.int("aof_last_rewrite_time_sec", -1)
+		t.int("aof_current_rewrite_time_sec", -1)
+		t.str("aof_last_bgrewrite_status", "ok")
+		t.int("aof_rewrites", 0)
+		t.int("aof_rewrites_consecutive_failures", 0)
+		t.str("aof_last_write_status", "ok")
+		t.int("aof_last_cow_size", 0)
+		t.int("module_fork_in_progress", 0)
+		t.int("module_fork_last_cow_size", 0)
+	}
+	if want["stats"] {
+		t.section("Stats")
+		var hits, misses, expired int64
+		for i := 0; i < s.shards.N(); i++ {
+			st := &s.shards.Shard(i).Stats
+			hits += st.Hits.Load()
+			misses += st.Misses.Load()
+			expired += st.Expired.Load()
+		}
+		ops, inK, outK := s.instantaneous()
+		t.int("total_connections_received", s.stats.connsReceived.Load())
+		t.int("total_commands_processed", s.TotalCommands())
+		t.int("instantaneous_ops_per_sec", int64(ops))
+		t.int("total_net_input_bytes", s.stats.netInput.Load())
+		t.int("total_net_output_bytes", s.stats.netOutput.Load())
+		t.int("total_net_repl_input_bytes", 0)
+		t.int("total_net_repl_output_bytes", 0)
+		t.float("instantaneous_input_kbps", inK, 2)
+		t.float("instantaneous_output_kbps", outK, 2)
+		t.str("instantaneous_input_repl_kbps", "0.00")
+		t.str("instantaneous_output_repl_kbps", "0.00")
+		t.int("rejected_connections", s.stats.rejectedConns.Load())
+		t.int("sync_full", 0)
+		t.int("sync_partial_ok", 0)
+		t.int("sync_partial_err", 0)
+		t.int("expired_keys", expired)
+		t.str("expired_stale_perc", "0.00")
+		t.int("expired_time_cap_reached_count", 0)
+		t.int("expire_cycle_cpu_milliseconds", 0)
+		t.int("evicted_keys", 0)
+		t.int("evicted_clients", 0)
+		t.int("total_eviction_exceeded_time", 0)
+		t.int("current_eviction_exceeded_time", 0)
+		t.int("keyspace_hits", hits)
+		t.int("keyspace_misses", misses)
+		t.int("pubsub_channels", 0)
+		t.int("pubsub_patterns", 0)
+		t.int("pubsubshard_channels", 0)
+		t.int("latest_fork_usec", 0)
+		t.int("total_forks", 0)
+		t.int("migrate_cached_sockets", 0)
+		t.int("slave_expires_tracked_keys", 0)
+		t.int("active_defrag_hits", 0)
+		t.int("active_defrag_misses", 0)
+		t.int("active_defrag_key_hits", 0)
+		t.int("active_defrag_key_misses", 0)
+		t.int("total_active_defrag_time", 0)
+		t.int("current_active_defrag_time", 0)
+		t.int("tracking_total_keys", 0)
+		t.int("tracking_total_items", 0)
+		t.int("tracking_total_prefixes", 0)
+		t.int("unexpected_error_replies", s.stats.unexpectedErr.Load())
+		t.int("total_error_replies", s.stats.errorReplies.Load())
+		t.int("dump_payload_sanitizations", 0)
+	}
+	if want["replication"] {
+		t.section("Replication")
+		t.str("role", "master")
+		t.int("connected_slaves", 0)
+		t.str("master_failover_state", "no-failover")
+		t.str("master_replid", s.ReplID())
+		t.str("master_replid2", strings.Repeat("0", 40))
+		t.int("master_repl_offset", 0)
+		t.int("second_repl_offset", -1)
+		t.int("repl_backlog_active", 0)
+		t.int("repl_backlog_size", s.Cfg.Int("repl-backlog-size"))
+		t.int("repl_backlog_first_byte_offset", 0)
+		t.int("repl_backlog_histlen", 0)
+	}
+	if want["cpu"] {
+		t.section("CPU")
+		sys, user, csys, cuser := cpuTimes()
+		t.float("used_cpu_sys", sys, 6)
+		t.float("used_cpu_user", user, 6)
+		t.float("used_cpu_sys_children", csys, 6)
+		t.float("used_cpu_user_children", cuser, 6)
+	}
+	if want["modules"] {
+		t.section("Modules")
+	}
+	// Per-command and per-error statistics are not kept yet: the sections
+	// are present and empty.
+	if want["commandstats"] {
+		t.section("Commandstats")
+	}
+	if want["errorstats"] {
+		t.section("Errorstats")
+	}
+	if want["latencystats"] {
+		t.section("Latencystats")
+	}
+	if want["cluster"] {
+		t.section("Cluster")
+		c := int64(0)
+		if cluster {
+			c = 1
+		}
+		t.int("cluster_enabled", c)
+	}
+}
+
+func percent(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) * 100 / float64(b)
+}

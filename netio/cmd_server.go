@@ -1,0 +1,246 @@
+package netio
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// TIME, DEBUG and SHUTDOWN.
+func init() {
+	adm := []string{"admin", "noscript", "loading", "stale"}
+	admCats := []string{"admin", "slow", "dangerous"}
+	command.Register(
+		&command.Spec{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast"},
+			Tips: []string{"nondeterministic_output"}, Group: "server", Since: "2.6.0",
+			Summary: "Return the current server time", Handler: LoopHandler(cmdTime)},
+		&command.Spec{Name: "debug", Arity: -2, Flags: adm, Categories: admCats, Group: "server", Since: "1.0.0",
+			Summary: "A container for debugging commands", Handler: LoopHandler(cmdDebug)},
+		&command.Spec{Name: "shutdown", Arity: -1, Flags: append(adm, "no_multi", "allow_busy"), Categories: admCats,
+			Group: "server", Since: "1.0.0",
+			Summary: "Synchronously save the dataset to disk and then shut down the server",
+			Handler: LoopHandler(cmdShutdown)},
+	)
+	RegisterDebug("sleep", []string{"SLEEP <seconds>",
+		"    Delay the reply of this connection for <seconds>. Decimals allowed.",
+		"    Unlike Redis, other connections are not stopped."}, 3, debugSleep)
+	RegisterDebug("trace", []string{"TRACE [<count>]",
+		"    Return the <count> (default 100, 0 for all) most recent actor trace records,",
+		"    oldest first (see the trace-actors directive)."}, -2, debugTrace)
+}
+
+func cmdTime(x *Ctx) {
+	now := time.Now()
+	x.W.Array(2)
+	x.W.BulkString(strconv.FormatInt(now.Unix(), 10))
+	x.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+// ---- DEBUG
+
+type debugSub struct {
+	help  []string
+	arity int // Redis convention, counting DEBUG and the subcommand name
+	h     LoopHandler
+}
+
+var (
+	debugMu    sync.Mutex
+	debugSubs  = map[string]*debugSub{}
+	debugOrder []string
+)
+
+// RegisterDebug adds a DEBUG subcommand (name in lower case) with its HELP
+// lines. arity counts "DEBUG" and the subcommand name, Redis style. Call it
+// from init.
+func RegisterDebug(name string, help []string, arity int, h LoopHandler) {
+	debugMu.Lock()
+	defer debugMu.Unlock()
+	name = strings.ToLower(name)
+	if _, dup := debugSubs[name]; !dup {
+		debugOrder = append(debugOrder, name)
+	}
+	debugSubs[name] = &debugSub{help: help, arity: arity, h: h}
+}
+
+const errDebugDisabled = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
+	"you can run it from a local connection, otherwise you need to set this option in the configuration file, " +
+	"and then restart the server."
+
+// debugAllowed applies enable-debug-command (no, yes, local) as Redis does.
+func (x *Ctx) debugAllowed() bool {
+	switch x.S.Cfg.String("enable-debug-command") {
+	case "yes":
+		return true
+	case "local":
+		host, _, err := net.SplitHostPort(x.C.addr)
+		if err != nil {
+			return false
+		}
+		ip := net.ParseIP(host)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
+}
+
+func cmdDebug(x *Ctx) {
+	if !x.debugAllowed() {
+		x.W.Error(errDebugDisabled)
+		return
+	}
+	name := strings.ToLower(string(x.Args[1]))
+	if name == "help" && len(x.Args) == 2 {
+		debugHelp(x)
+		return
+	}
+	debugMu.Lock()
+	d := debugSubs[name]
+	debugMu.Unlock()
+	if d == nil || (d.arity >= 0 && len(x.Args) != d.arity) || (d.arity < 0 && len(x.Args) < -d.arity) {
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+			"'. Try DEBUG HELP.")
+		return
+	}
+	d.h(x)
+}
+
+func debugHelp(x *Ctx) {
+	debugMu.Lock()
+	var lines []string
+	for _, n := range debugOrder {
+		lines = append(lines, debugSubs[n].help...)
+	}
+	debugMu.Unlock()
+	writeHelp(x.W, "DEBUG", lines)
+}
+
+// debugSleep delays this connection's reply (and so every later reply on
+// it) without blocking the event loop.
+func debugSleep(x *Ctx) {
+	secs := parseFloatPrefix(string(x.Args[2]))
+	var d time.Duration
+	switch {
+	case secs != secs || secs <= 0: // NaN or negative: no delay, as in Redis
+	case secs >= float64(math.MaxInt64/int64(time.Second)):
+		d = math.MaxInt64
+	default:
+		d = time.Duration(secs * float64(time.Second))
+	}
+	x.Defer(func(def *Deferred) {
+		time.AfterFunc(d, func() {
+			def.W.OK()
+			def.Done()
+		})
+	})
+}
+
+// parseFloatPrefix reads a number like C's strtod: the longest valid
+// prefix, 0 when there is none.
+func parseFloatPrefix(s string) float64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	for n := len(s); n > 0; n-- {
+		if f, err := strconv.ParseFloat(s[:n], 64); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+// debugTrace returns recent actor trace records, one line each.
+func debugTrace(x *Ctx) {
+	n := int64(100)
+	if len(x.Args) > 3 {
+		x.W.Error("ERR syntax error")
+		return
+	}
+	if len(x.Args) == 3 {
+		v, ok := resp.ParseInt(x.Args[2])
+		if !ok || v < 0 {
+			x.W.Error(errNotInt)
+			return
+		}
+		n = v
+	}
+	recs := trace.Recent(int(n))
+	x.W.Array(len(recs))
+	for _, r := range recs {
+		x.W.BulkString(formatTrace(r))
+	}
+}
+
+func formatTrace(r trace.Record) string {
+	sender := r.Sender
+	if sender == "" {
+		sender = "-"
+	}
+	return fmt.Sprintf("seq=%d time=%s kind=%s id=%s msg=%s sender=%s queued=%s handling=%s trace=%d",
+		r.Seq, r.At.Format("2006-01-02T15:04:05.000000Z07:00"), r.Kind, r.ID, r.Message, sender,
+		r.Queued, r.Handling, r.TraceID)
+}
+
+// ---- SHUTDOWN
+
+// cmdShutdown implements SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. slotd
+// keeps no data on disk yet, so there is nothing to save: a plain SHUTDOWN
+// just stops, and an explicit SAVE fails unless FORCE is given. Shutdown is
+// immediate, so there is never one in progress to ABORT. On success the
+// client gets no reply: its connection closes.
+func cmdShutdown(x *Ctx) {
+	var nosave, save, now, force, abort bool
+	for _, a := range x.Args[1:] {
+		switch {
+		case argIs(a, "nosave"):
+			nosave = true
+		case argIs(a, "save"):
+			save = true
+		case argIs(a, "now"):
+			now = true
+		case argIs(a, "force"):
+			force = true
+		case argIs(a, "abort"):
+			abort = true
+		default:
+			x.W.Error("ERR syntax error")
+			return
+		}
+	}
+	if (abort && (nosave || save || now || force)) || (nosave && save) {
+		x.W.Error("ERR syntax error")
+		return
+	}
+	if abort {
+		x.W.Error("ERR No shutdown in progress.")
+		return
+	}
+	if save && !force {
+		x.S.Log.Warn().Msg("Error trying to save the DB, can't exit: slotd has no data persistence yet.")
+		x.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	x.S.Log.Warn().Str("client", x.C.addr).Msg("User requested shutdown...")
+	x.C.closing = true
+	go x.S.shutdown()
+}
+
+// shutdown stops the node off the event loop (stopping gnet waits for the
+// loops). Without a Shutdown hook only the listeners and loops stop: Serve
+// returns and whoever started the server tears the rest down (Stop is not
+// meant to run twice).
+func (s *Server) shutdown() {
+	if s.Shutdown != nil {
+		s.Shutdown()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.eng.Stop(ctx)
+}

@@ -1,0 +1,238 @@
+// Package command owns the command table: every command's name, arity, flags,
+// key positions and where it executes (on the connection's event loop, in the
+// shard actor that owns its keys' slot, or fanned out to every shard). The
+// packages that implement commands register their specs here at init; the
+// table also feeds COMMAND / COMMAND INFO / COMMAND DOCS.
+package command
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Exec says where a command runs.
+type Exec uint8
+
+const (
+	// Loop commands run on the client's event loop (connection state, server
+	// info, cluster admin through messages).
+	Loop Exec = iota
+	// Shard commands run inside the shard actor owning the slot of their keys
+	// (or the slot chosen by Route).
+	Shard
+	// Fanout commands run on every shard actor; the loop merges the parts.
+	Fanout
+)
+
+// Spec describes one command (or one subcommand when Parent is set).
+type Spec struct {
+	Name       string // lower case; subcommands "parent|sub"
+	Arity      int    // Redis convention: negative means "at least -Arity"
+	Flags      []string
+	First      int // first key index (0: no keys)
+	Last       int // last key index; negative counts from the end
+	Step       int
+	Categories []string // ACL categories without '@'
+	Tips       []string
+	Group      string // COMMAND DOCS group
+	Summary    string
+	Since      string
+	Exec       Exec
+
+	// Keys overrides First/Last/Step for commands whose key positions depend
+	// on their arguments (numkeys forms). It returns the argument indexes.
+	Keys func(args [][]byte) ([]int, error)
+	// Route picks the slot for shard commands that have no keys (SCAN cursor,
+	// CLUSTER COUNTKEYSINSLOT). ok=false sends the error text as the reply.
+	Route func(args [][]byte) (slot int, errMsg string)
+
+	// Handler is the implementation; its type is defined by the executing
+	// package (netio for Loop, actors/shard for Shard and Fanout).
+	Handler any
+	// Merge combines fanout parts; type defined by the executing package.
+	Merge any
+
+	Subcommands map[string]*Spec
+	Parent      *Spec
+	ID          int
+
+	// TxControl commands run at once inside MULTI instead of being queued
+	// (MULTI, EXEC, DISCARD, WATCH, QUIT, RESET).
+	TxControl bool
+	// WatchCmd marks WATCH: the shard records the client's watch state.
+	WatchCmd bool
+
+	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
+}
+
+// Is reports whether the spec carries flag f ("write", "readonly", ...).
+func (s *Spec) Is(f string) bool {
+	for _, x := range s.Flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Write reports the write flag (cached).
+func (s *Spec) Write() bool { return s.write }
+
+// ReadOnly reports the readonly flag (cached).
+func (s *Spec) ReadOnly() bool { return s.readonly }
+
+// Admin reports the admin flag.
+func (s *Spec) Admin() bool { return s.admin }
+
+// FullName is "parent|sub" for subcommands, else Name.
+func (s *Spec) FullName() string { return s.Name }
+
+// ArityOK reports whether n arguments (command name included) satisfy Arity.
+func (s *Spec) ArityOK(n int) bool {
+	if s.Arity >= 0 {
+		return n == s.Arity
+	}
+	return n >= -s.Arity
+}
+
+// KeyIndexes returns the argument indexes holding keys, appended to dst.
+func (s *Spec) KeyIndexes(dst []int, args [][]byte) ([]int, error) {
+	if s.Keys != nil {
+		idx, err := s.Keys(args)
+		return append(dst, idx...), err
+	}
+	if s.First <= 0 || s.First >= len(args) {
+		return dst, nil
+	}
+	last := s.Last
+	if last < 0 {
+		last = len(args) + last
+	}
+	if last >= len(args) {
+		last = len(args) - 1
+	}
+	step := s.Step
+	if step <= 0 {
+		step = 1
+	}
+	for i := s.First; i <= last; i += step {
+		dst = append(dst, i)
+	}
+	return dst, nil
+}
+
+var (
+	mu    sync.Mutex
+	table = map[string]*Spec{}
+	all   []*Spec
+)
+
+// Register adds specs to the table (called from init functions).
+func Register(specs ...*Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range specs {
+		register(s, nil)
+	}
+}
+
+func register(s *Spec, parent *Spec) {
+	s.Name = strings.ToLower(s.Name)
+	s.Parent = parent
+	for _, f := range s.Flags {
+		switch f {
+		case "write":
+			s.write = true
+		case "readonly":
+			s.readonly = true
+		case "noscript":
+			s.noscript = true
+		case "pubsub":
+			s.pubsub = true
+		case "loading":
+			s.loading = true
+		case "stale":
+			s.stale = true
+		case "admin":
+			s.admin = true
+		}
+	}
+	s.ID = len(all)
+	all = append(all, s)
+	if parent == nil {
+		if _, dup := table[s.Name]; dup {
+			panic("command registered twice: " + s.Name)
+		}
+		table[s.Name] = s
+	}
+	for name, sub := range s.Subcommands {
+		if sub.Name == "" {
+			sub.Name = s.Name + "|" + strings.ToLower(name)
+		}
+		if sub.Exec == Loop && s.Exec != Loop && sub.Handler == nil {
+			sub.Exec = s.Exec
+		}
+		register(sub, s)
+	}
+}
+
+// AddSubcommand attaches sub to an already registered parent (so a package
+// can contribute e.g. CLUSTER COUNTKEYSINSLOT to the CLUSTER container owned
+// by another package).
+func AddSubcommand(parent string, name string, sub *Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	p := table[parent]
+	if p == nil {
+		panic("no parent command " + parent)
+	}
+	if p.Subcommands == nil {
+		p.Subcommands = map[string]*Spec{}
+	}
+	sub.Name = parent + "|" + strings.ToLower(name)
+	p.Subcommands[strings.ToLower(name)] = sub
+	register(sub, p)
+}
+
+// Lookup finds a top-level command by name, case-insensitively, without
+// allocating for names already in lower case or short names.
+func Lookup(name []byte) *Spec {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return table[strings.ToLower(string(name))]
+	}
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return table[string(buf[:len(name)])]
+}
+
+// Sub finds a subcommand of s by name (case-insensitive).
+func (s *Spec) Sub(name []byte) *Spec {
+	if s.Subcommands == nil {
+		return nil
+	}
+	return s.Subcommands[strings.ToLower(string(name))]
+}
+
+// All returns every top-level command sorted by name.
+func All() []*Spec {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]*Spec, 0, len(table))
+	for _, s := range table {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ByID returns the spec with the given ID.
+func ByID(id int) *Spec { return all[id] }
+
+// Count is the number of registered specs including subcommands.
+func Count() int { return len(all) }

@@ -1,0 +1,207 @@
+package config
+
+import "math"
+
+const (
+	intMax  = math.MaxInt32
+	intMin  = math.MinInt32
+	uintMax = math.MaxUint32
+	longMax = math.MaxInt64
+)
+
+// Bounds of hz: values outside are accepted and clamped, as Redis does.
+const (
+	minHz = 1
+	maxHz = 500
+)
+
+func clampHz(n int64) int64 { return min(max(n, minHz), maxHz) }
+
+// directives returns a fresh table of every directive with its Redis 7
+// default, bounds and mutability.
+func directives() []*directive {
+	hz := intD("hz", "10", 0, intMax, 0)
+	hz.clamp = clampHz
+
+	dir := specialD("dir", "", 0, parseDir)
+	dir.apply = applyDir
+
+	ds := []*directive{
+		// network
+		intD("port", "6379", 0, 65535, 0),
+		specialD("bind", "* -::*", multi, parseBind),
+		boolD("protected-mode", "yes", 0),
+		intD("tcp-backlog", "511", 0, intMax, immutable),
+		intD("timeout", "0", 0, intMax, 0),
+		intD("tcp-keepalive", "300", 0, intMax, 0),
+		intD("maxclients", "10000", 1, uintMax, 0),
+		intD("proto-max-bulk-len", "512mb", 1024*1024, longMax, memory),
+		intD("client-query-buffer-limit", "1gb", 1024*1024, longMax, memory),
+		specialD("client-output-buffer-limit", "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60",
+			multi, parseOutputBufferLimit),
+		strD("requirepass", "", 0, nil),
+		intD("io-threads", "1", 1, 128, immutable),
+
+		// general
+		boolD("daemonize", "no", immutable),
+		strD("pidfile", "", immutable, nil),
+		enumD("loglevel", "notice", []string{"debug", "verbose", "notice", "warning", "nothing"}, 0),
+		strD("logfile", "", immutable, nil),
+		intD("databases", "16", 1, intMax, immutable),
+		hz,
+		intD("active-expire-effort", "1", 1, 10, 0),
+		boolD("lazyfree-lazy-user-del", "no", 0),
+
+		// persistence
+		specialD("save", "3600 1 300 100 60 10000", multi, parseSave),
+		strD("dbfilename", "dump.rdb", 0, checkDBFilename),
+		dir,
+		boolD("appendonly", "no", 0),
+		enumD("appendfsync", "everysec", []string{"everysec", "always", "no"}, 0),
+		strD("appendfilename", "appendonly.aof", immutable, checkAOFFilename),
+		strD("appenddirname", "appendonlydir", immutable, checkAOFDirname),
+
+		// memory
+		intD("maxmemory", "0", 0, longMax, memory),
+		enumD("maxmemory-policy", "noeviction", []string{"volatile-lru", "volatile-lfu", "volatile-random",
+			"volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, 0),
+
+		// cluster
+		boolD("cluster-enabled", "no", immutable),
+		strD("cluster-config-file", "nodes.conf", immutable, nil),
+		intD("cluster-node-timeout", "15000", 0, longMax, 0),
+		intD("cluster-port", "0", 0, 65535, immutable),
+		strD("cluster-announce-ip", "", 0, nil),
+		intD("cluster-announce-port", "0", 0, 65535, 0),
+		intD("cluster-announce-bus-port", "0", 0, 65535, 0),
+		strD("cluster-announce-hostname", "", 0, checkHostname),
+		enumD("cluster-preferred-endpoint-type", "ip", []string{"ip", "hostname", "unknown-endpoint"}, 0),
+		intD("cluster-replica-validity-factor", "10", 0, intMax, 0, "cluster-slave-validity-factor"),
+		intD("cluster-migration-barrier", "1", 0, intMax, 0),
+		boolD("cluster-require-full-coverage", "yes", 0),
+		boolD("cluster-allow-reads-when-down", "no", 0),
+		boolD("cluster-replica-no-failover", "no", 0, "cluster-slave-no-failover"),
+		boolD("cluster-allow-replica-migration", "yes", 0),
+
+		// replication
+		specialD("replicaof", "", immutable|multi, parseReplicaOf, "slaveof"),
+		boolD("replica-read-only", "yes", 0, "slave-read-only"),
+		boolD("replica-serve-stale-data", "yes", 0, "slave-serve-stale-data"),
+		intD("repl-backlog-size", "1mb", 1, longMax, memory),
+
+		// scripting, slow log, latency, notifications
+		intD("lua-time-limit", "5000", 0, longMax, 0, "busy-reply-threshold"),
+		intD("slowlog-log-slower-than", "10000", -1, longMax, 0),
+		intD("slowlog-max-len", "128", 0, longMax, 0),
+		boolD("latency-tracking", "yes", 0),
+		specialD("notify-keyspace-events", "", 0, parseNotify),
+
+		// encodings
+		intD("hash-max-listpack-entries", "128", 0, longMax, 0, "hash-max-ziplist-entries"),
+		intD("list-max-listpack-size", "-2", intMin, intMax, 0, "list-max-ziplist-size"),
+		intD("set-max-intset-entries", "512", 0, longMax, 0),
+		intD("zset-max-listpack-entries", "128", 0, longMax, 0, "zset-max-ziplist-entries"),
+
+		// slotd's own
+		intD("shard-actors", "0", 0, 16384, immutable),
+		intD("event-loops", "0", 0, 16384, immutable),
+		specialD("trace-actors", "", multi, parseTraceActors),
+		intD("trace-ring-size", "4096", 0, 1<<24, 0),
+	}
+	return append(ds, compatDirectives()...)
+}
+
+// compatDirectives are redis.conf directives slotd accepts (so a stock
+// redis.conf or a Redis test-suite config loads, and CONFIG GET/SET answer as
+// Redis does) but does not act on.
+func compatDirectives() []*directive {
+	c := compat
+	return []*directive{
+		boolD("always-show-logo", "no", c|immutable),
+		boolD("set-proc-title", "yes", c|immutable),
+		strD("proc-title-template", "{title} {listen-addr} {server-mode}", c, nil),
+		boolD("stop-writes-on-bgsave-error", "yes", c),
+		boolD("rdbcompression", "yes", c),
+		boolD("rdbchecksum", "yes", c|immutable),
+		boolD("rdb-del-sync-files", "no", c),
+		boolD("rdb-save-incremental-fsync", "yes", c),
+		boolD("repl-diskless-sync", "yes", c),
+		intD("repl-diskless-sync-delay", "5", 0, intMax, c),
+		intD("repl-diskless-sync-max-replicas", "0", 0, intMax, c),
+		enumD("repl-diskless-load", "disabled", []string{"disabled", "on-empty-db", "swapdb"}, c),
+		boolD("repl-disable-tcp-nodelay", "no", c),
+		intD("repl-timeout", "60", 1, intMax, c),
+		intD("repl-ping-replica-period", "10", 1, intMax, c, "repl-ping-slave-period"),
+		intD("repl-backlog-ttl", "3600", 0, longMax, c),
+		intD("replica-priority", "100", 0, intMax, c, "slave-priority"),
+		boolD("replica-lazy-flush", "no", c, "slave-lazy-flush"),
+		boolD("replica-ignore-maxmemory", "yes", c, "slave-ignore-maxmemory"),
+		boolD("replica-announced", "yes", c),
+		strD("replica-announce-ip", "", c, nil, "slave-announce-ip"),
+		intD("replica-announce-port", "0", 0, 65535, c, "slave-announce-port"),
+		intD("min-replicas-to-write", "0", 0, intMax, c, "min-slaves-to-write"),
+		intD("min-replicas-max-lag", "10", 0, intMax, c, "min-slaves-max-lag"),
+		strD("masterauth", "", c, nil),
+		strD("masteruser", "", c, nil),
+		intD("acllog-max-len", "128", 0, longMax, c),
+		strD("aclfile", "", c|immutable, nil),
+		enumD("acl-pubsub-default", "resetchannels", []string{"allchannels", "resetchannels"}, c),
+		boolD("lazyfree-lazy-eviction", "no", c),
+		boolD("lazyfree-lazy-expire", "no", c),
+		boolD("lazyfree-lazy-server-del", "no", c),
+		boolD("lazyfree-lazy-user-flush", "no", c),
+		enumD("oom-score-adj", "no", []string{"no", "yes", "relative", "absolute"}, c),
+		specialD("oom-score-adj-values", "0 200 800", c|multi, parseOOMScoreAdjValues),
+		boolD("disable-thp", "yes", c|immutable),
+		boolD("no-appendfsync-on-rewrite", "no", c),
+		intD("auto-aof-rewrite-percentage", "100", 0, intMax, c),
+		intD("auto-aof-rewrite-min-size", "64mb", 0, longMax, c|memory),
+		boolD("aof-load-truncated", "yes", c),
+		boolD("aof-use-rdb-preamble", "yes", c),
+		boolD("aof-timestamp-enabled", "no", c),
+		boolD("aof-rewrite-incremental-fsync", "yes", c),
+		intD("latency-monitor-threshold", "0", 0, longMax, c),
+		specialD("latency-tracking-info-percentiles", "50 99 99.9", c|multi, parsePercentiles),
+		intD("hash-max-listpack-value", "64", 0, longMax, c|memory, "hash-max-ziplist-value"),
+		intD("list-compress-depth", "0", 0, intMax, c),
+		intD("zset-max-listpack-value", "64", 0, longMax, c|memory, "zset-max-ziplist-value"),
+		intD("hll-sparse-max-bytes", "3000", 0, longMax, c|memory),
+		intD("stream-node-max-bytes", "4096", 0, longMax, c|memory),
+		intD("stream-node-max-entries", "100", 0, longMax, c),
+		boolD("activerehashing", "yes", c),
+		boolD("activedefrag", "no", c),
+		boolD("dynamic-hz", "yes", c),
+		boolD("jemalloc-bg-thread", "yes", c),
+		boolD("crash-log-enabled", "yes", c),
+		boolD("crash-memcheck-enabled", "yes", c),
+		intD("maxmemory-samples", "5", 1, intMax, c),
+		intD("maxmemory-eviction-tenacity", "10", 0, 100, c),
+		intD("lfu-log-factor", "10", 0, intMax, c),
+		intD("lfu-decay-time", "1", 0, intMax, c),
+		intD("tracking-table-max-keys", "1000000", 0, longMax, c),
+		intD("shutdown-timeout", "10", 0, intMax, c),
+		intD("cluster-announce-tls-port", "0", 0, 65535, c),
+		boolD("cluster-allow-pubsubshard-when-down", "yes", c),
+		intD("cluster-link-sendbuf-limit", "0", 0, longMax, c|memory),
+		enumD("supervised", "no", []string{"upstart", "systemd", "auto", "no"}, c|immutable),
+		boolD("syslog-enabled", "no", c|immutable),
+		strD("syslog-ident", "redis", c|immutable, nil),
+		enumD("syslog-facility", "local0", []string{"user", "local0", "local1", "local2", "local3",
+			"local4", "local5", "local6", "local7"}, c|immutable),
+		strD("unixsocket", "", c|immutable, nil),
+		strD("ignore-warnings", "", c, nil),
+		strD("bind-source-addr", "", c, nil),
+		enumD("sanitize-dump-payload", "no", []string{"no", "yes", "clients"}, c),
+		enumD("enable-protected-configs", "no", []string{"no", "yes", "local"}, c|immutable),
+		enumD("enable-debug-command", "no", []string{"no", "yes", "local"}, c|immutable),
+		enumD("enable-module-command", "no", []string{"no", "yes", "local"}, c|immutable),
+	}
+}
+
+// deprecated directives are silently ignored in config files and on the
+// command line when given one value, as Redis 7 does.
+var deprecated = map[string]bool{
+	"list-max-ziplist-entries": true,
+	"list-max-ziplist-value":   true,
+	"lua-replicate-commands":   true,
+}

@@ -1,0 +1,269 @@
+package netio
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+// LoopHandler runs a command on the connection's event loop.
+type LoopHandler func(x *Ctx)
+
+// Ctx is the execution context of a loop command.
+type Ctx struct {
+	S    *Server
+	C    *client
+	Args [][]byte
+	Spec *command.Spec
+	W    *resp.Writer
+
+	// InTx is set when EXEC replays the command.
+	InTx bool
+
+	g        *group
+	deferred bool
+	noReply  bool // the handler added its own order entry (EXEC)
+}
+
+// Defer turns this command's reply into one completed later: start runs
+// once the read's batches have been sent; it (or whoever it hands the
+// Deferred to) writes the reply to d.W and calls d.Done. Arguments needed
+// later must be copied, the network buffer is reused.
+func (x *Ctx) Defer(start func(d *Deferred)) {
+	d := &Deferred{g: x.g, start: start}
+	d.W.Proto = x.C.proto
+	x.g.order = append(x.g.order, src{kind: srcDeferred, idx: uint16(len(x.g.deferred))})
+	x.g.deferred = append(x.g.deferred, d)
+	x.deferred = true
+}
+
+// Proto is the client's protocol version.
+func (x *Ctx) Proto() int { return x.C.proto }
+
+const (
+	errCrossSlot   = "CROSSSLOT Keys in request don't hash to the same slot"
+	errUnbound     = "CLUSTERDOWN Hash slot not served"
+	errClusterDown = "CLUSTERDOWN The cluster is down"
+	errDownRO      = "CLUSTERDOWN The cluster is down and only accepts read commands"
+)
+
+// dispatch routes one parsed command. args point into the read buffer.
+func (s *Server) dispatch(cl *client, g *group, args [][]byte) {
+	cl.totalCmds.Add(1)
+	spec, errMsg := s.resolve(cl, args)
+	if errMsg != "" {
+		s.replyErr(g, errMsg)
+		if cl.multi {
+			cl.multiErr = true
+		}
+		return
+	}
+	if cl.multi && spec.WatchCmd {
+		s.replyErr(g, "ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	if cl.multi && !spec.TxControl {
+		s.queue(cl, g, spec, args)
+		return
+	}
+	s.execute(cl, g, spec, args, false)
+}
+
+// resolve finds the spec (subcommand included) and checks arity and auth.
+func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
+	spec := command.Lookup(args[0])
+	if spec == nil {
+		return nil, unknownCommand(args)
+	}
+	if spec.Subcommands != nil && spec.Handler == nil || (spec.Subcommands != nil && len(args) >= 2 && spec.Sub(args[1]) != nil) {
+		if len(args) < 2 {
+			return nil, "ERR wrong number of arguments for '" + spec.Name + "' command"
+		}
+		sub := spec.Sub(args[1])
+		if sub == nil {
+			return nil, "ERR unknown subcommand '" + trunc(string(args[1]), 128) + "'. Try " + strings.ToUpper(spec.Name) + " HELP."
+		}
+		spec = sub
+	}
+	if !spec.ArityOK(len(args)) {
+		return nil, "ERR wrong number of arguments for '" + spec.Name + "' command"
+	}
+	if !cl.authed && !spec.Is("no_auth") {
+		return nil, "NOAUTH Authentication required."
+	}
+	return spec, ""
+}
+
+// execute runs a resolved command: on the loop, in its shard, or fanned
+// out. inTx marks commands replayed by EXEC.
+func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte, inTx bool) {
+	if s.Cluster == nil && spec.Parent != nil && spec.Parent.Name == "cluster" {
+		// Redis checks this when CLUSTER runs, after lookup and arity.
+		s.replyErr(g, errClusterDisabled)
+		return
+	}
+	if lc := cl.lastCmd.Load(); lc == nil || *lc != spec.Name {
+		cl.lastCmd.Store(&spec.Name)
+	}
+	switch spec.Exec {
+	case command.Loop:
+		x := Ctx{S: s, C: cl, Args: args, Spec: spec, W: &g.local, g: g, InTx: inTx}
+		g.local.Proto = cl.proto
+		mark := len(g.local.B)
+		spec.Handler.(LoopHandler)(&x)
+		if !x.deferred && !x.noReply {
+			if len(g.local.B) > mark && g.local.B[mark] == '-' {
+				s.stats.errorReplies.Add(1)
+			}
+			g.endLocal()
+		}
+	case command.Shard:
+		slot, errMsg := s.route(cl, spec, args)
+		if errMsg == errCrossSlot && !inTx && !s.Table.Load().Cluster && s.trySplit(cl, g, spec, args) {
+			break
+		}
+		if errMsg != "" {
+			s.replyErr(g, errMsg)
+			return
+		}
+		i := 0
+		if slot >= 0 {
+			i = s.shards.Of(slot)
+		}
+		b := g.batch(i)
+		b.Add(spec, args, slot, cl.proto, cl.asking)
+		if inTx || spec.WatchCmd {
+			c := &b.Cmds[len(b.Cmds)-1]
+			c.NoBlock = inTx
+			if spec.WatchCmd {
+				c.Watch = cl.watchState(i)
+			}
+		}
+		g.order = append(g.order, src{kind: srcShard, idx: uint16(i)})
+		if !inTx && spec.Is("blocking") {
+			// Nothing after a blocking command runs before it is served:
+			// stop reading this client's input until its reply is out.
+			cl.paused = true
+			cl.blockedShard, cl.blockedBatch = i, b
+		}
+	case command.Fanout:
+		merge, _ := spec.Merge.(shard.Merge)
+		for i := 0; i < s.shards.N(); i++ {
+			g.batch(i).Add(spec, args, -1, cl.proto, false)
+		}
+		g.order = append(g.order, src{kind: srcFanout, idx: uint16(len(g.fanouts))})
+		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})
+	}
+	cl.asking = false
+}
+
+// route computes the slot a shard command runs in and applies the cluster
+// routing rules. It returns -1 for keyless commands with no Route.
+func (s *Server) route(cl *client, spec *command.Spec, args [][]byte) (int, string) {
+	slot := -1
+	if spec.Route != nil {
+		sl, msg := spec.Route(args)
+		if msg != "" {
+			return 0, msg
+		}
+		return sl, ""
+	}
+	var idxBuf [8]int
+	idx, err := spec.KeyIndexes(idxBuf[:0], args)
+	if err != nil {
+		return 0, err.Error()
+	}
+	t := s.Table.Load()
+	for j, k := range idx {
+		ks := slots.HashSlot(args[k])
+		if j == 0 {
+			// Redis checks the first key's slot is served before looking
+			// at the others.
+			if t.Cluster && t.Owner[ks] == slots.NoOwner {
+				return 0, errUnbound
+			}
+			slot = ks
+			continue
+		}
+		if ks != slot {
+			return 0, errCrossSlot
+		}
+	}
+	if slot < 0 || !t.Cluster {
+		return slot, ""
+	}
+	owner := t.Owner[slot]
+	if !t.OK {
+		if !t.AllowReadsWhenDown {
+			return 0, errClusterDown
+		}
+		if spec.Write() {
+			return 0, errDownRO
+		}
+	}
+	if int(owner) != t.Self {
+		if t.Importing != nil && cl.asking {
+			if _, ok := t.Importing[slot]; ok {
+				return slot, ""
+			}
+		}
+		if t.Master >= 0 && int(owner) == t.Master && cl.readonly && !spec.Write() {
+			return slot, ""
+		}
+		n := &t.Nodes[owner]
+		return 0, "MOVED " + strconv.Itoa(slot) + " " + n.Endpoint()
+	}
+	return slot, ""
+}
+
+func (s *Server) replyErr(g *group, msg string) {
+	s.stats.errorReplies.Add(1)
+	g.local.Error(msg)
+	g.endLocal()
+}
+
+func unknownCommand(args [][]byte) string {
+	var b strings.Builder
+	b.WriteString("ERR unknown command '")
+	b.WriteString(trunc(string(args[0]), 128))
+	b.WriteString("', with args beginning with: ")
+	n := 0
+	for _, a := range args[1:] {
+		if n >= 128 {
+			break
+		}
+		part := "'" + trunc(string(a), 128-n) + "' "
+		n += len(part)
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+func trunc(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		start := len(buf)
+		buf = append(buf, a...)
+		out[i] = buf[start:len(buf):len(buf)]
+	}
+	return out
+}

@@ -1,0 +1,277 @@
+package netio
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// A group holds the replies of all commands parsed from one read of a
+// connection. Commands that run on the loop write into local; commands for
+// shard actors go out as one batch per actor; deferred replies (cluster
+// actor, timers) complete later. The group is flushed, in command order,
+// once every part is done and every earlier group of the connection has been
+// flushed.
+type group struct {
+	cl      *client
+	pending atomic.Int32 // parts not done yet, +1 while the loop is still adding
+	done    atomic.Bool
+
+	local     resp.Writer
+	localEnds []int
+	batches   []*shard.Batch // by shard index, nil when unused
+	used      []int          // shard indexes with a batch, in first-use order
+	order     []src
+	fanouts   []fanout
+	deferred  []*Deferred
+	splits    []split
+	txs       []txInfo
+}
+
+// txInfo is an EXEC reply: an array header (or a null array when WATCH
+// aborted it) over the next n replies.
+type txInfo struct {
+	n           int
+	shard       int // shard running the transaction's keyed commands, -1 if none
+	loopAborted bool
+}
+
+// src says where one command's reply comes from.
+type src struct {
+	kind uint8 // srcLocal, srcShard, srcFanout, srcDeferred
+	idx  uint16
+}
+
+const (
+	srcLocal uint8 = iota
+	srcShard
+	srcFanout
+	srcDeferred
+	srcSplit
+	srcTx
+)
+
+type fanout struct {
+	merge shard.Merge
+	args  [][]byte
+	proto int
+}
+
+var groupPool = sync.Pool{New: func() any { return &group{} }}
+
+func newGroup(cl *client, nShards int) *group {
+	g := groupPool.Get().(*group)
+	g.cl = cl
+	if len(g.batches) != nShards {
+		g.batches = make([]*shard.Batch, nShards)
+	}
+	g.pending.Store(1)
+	g.done.Store(false)
+	g.local.Proto = cl.proto
+	return g
+}
+
+func (g *group) release() {
+	for _, i := range g.used {
+		g.batches[i].Release()
+		g.batches[i] = nil
+	}
+	g.used = g.used[:0]
+	g.local.B = g.local.B[:0]
+	if cap(g.local.B) > 1<<20 {
+		g.local.B = nil
+	}
+	g.localEnds = g.localEnds[:0]
+	g.order = g.order[:0]
+	for i := range g.fanouts {
+		g.fanouts[i] = fanout{}
+	}
+	g.fanouts = g.fanouts[:0]
+	for i := range g.deferred {
+		g.deferred[i] = nil
+	}
+	for i := range g.splits {
+		g.splits[i] = split{}
+	}
+	g.splits = g.splits[:0]
+	g.txs = g.txs[:0]
+	g.deferred = g.deferred[:0]
+	g.cl = nil
+	groupPool.Put(g)
+}
+
+// empty reports whether no command was added.
+func (g *group) empty() bool { return len(g.order) == 0 }
+
+// endLocal closes the reply of a command executed on the loop.
+func (g *group) endLocal() {
+	g.localEnds = append(g.localEnds, len(g.local.B))
+	g.order = append(g.order, src{kind: srcLocal})
+}
+
+// batch returns the batch for shard i, creating it.
+func (g *group) batch(i int) *shard.Batch {
+	b := g.batches[i]
+	if b == nil {
+		b = shard.NewBatch()
+		b.Done = g
+		g.batches[i] = b
+		g.used = append(g.used, i)
+	}
+	return b
+}
+
+// BatchDone implements shard.Completer; it runs on the shard's goroutine.
+func (g *group) BatchDone(*shard.Batch) { g.partDone() }
+
+func (g *group) partDone() {
+	if g.pending.Add(-1) == 0 {
+		g.done.Store(true)
+		// Completed off the loop: ask the connection's loop to flush.
+		g.cl.scheduleFlush()
+	}
+}
+
+// seal sends the batches and drops the loop's own hold. It reports whether
+// the group is already complete (every part ran inline).
+func (g *group) seal(srv *Server) bool {
+	g.pending.Add(int32(len(g.used) + len(g.deferred)))
+	for _, i := range g.used {
+		g.batches[i].SetTrace(uint64(g.cl.id)<<32 | uint64(g.cl.reads&0xffffffff))
+		srv.shards.Send(i, g.batches[i])
+	}
+	for _, d := range g.deferred {
+		d.arm()
+	}
+	if g.pending.Add(-1) == 0 {
+		g.done.Store(true)
+		return true
+	}
+	return false
+}
+
+// appendTo writes the group's replies, in command order, to out.
+func (g *group) appendTo(out []byte) []byte {
+	// Fast path: one source only.
+	if len(g.fanouts) == 0 && len(g.deferred) == 0 && len(g.splits) == 0 && len(g.txs) == 0 {
+		if len(g.used) == 0 {
+			return append(out, g.local.B...)
+		}
+		if len(g.used) == 1 && len(g.localEnds) == 0 {
+			return append(out, g.batches[g.used[0]].Out.B...)
+		}
+	}
+	var cur [64]int // per shard cursor into Ends
+	var curs []int
+	if len(g.batches) <= len(cur) {
+		curs = cur[:len(g.batches)]
+	} else {
+		curs = make([]int, len(g.batches))
+	}
+	li := 0
+	skip, skipMark := 0, 0 // replies of a WATCH-aborted transaction are dropped
+	for _, s := range g.order {
+		if skip > 0 {
+			skipMark = len(out)
+		}
+		switch s.kind {
+		case srcLocal:
+			start := 0
+			if li > 0 {
+				start = g.localEnds[li-1]
+			}
+			out = append(out, g.local.B[start:g.localEnds[li]]...)
+			li++
+		case srcShard:
+			b := g.batches[s.idx]
+			k := curs[s.idx]
+			start := 0
+			if k > 0 {
+				start = b.Ends[k-1]
+			}
+			out = append(out, b.Out.B[start:b.Ends[k]]...)
+			curs[s.idx]++
+		case srcFanout:
+			f := &g.fanouts[s.idx]
+			parts := make([]any, len(g.batches))
+			for i, b := range g.batches {
+				parts[i] = b.Cmds[curs[i]].Result
+				curs[i]++
+			}
+			w := resp.Writer{B: out, Proto: f.proto}
+			f.merge(&w, f.args, parts)
+			out = w.B
+		case srcDeferred:
+			out = append(out, g.deferred[s.idx].W.B...)
+		case srcSplit:
+			sp := &g.splits[s.idx]
+			chunks := make([][]byte, len(sp.parts))
+			for pi, part := range sp.parts {
+				b := g.batches[part.shard]
+				k := curs[part.shard]
+				start := 0
+				if k > 0 {
+					start = b.Ends[k-1]
+				}
+				chunks[pi] = b.Out.B[start:b.Ends[k]]
+				curs[part.shard]++
+			}
+			w := resp.Writer{B: out, Proto: g.cl.proto}
+			mergeSplit(&w, sp, chunks)
+			out = w.B
+		case srcTx:
+			tx := &g.txs[s.idx]
+			aborted := tx.loopAborted
+			if tx.shard >= 0 {
+				b := g.batches[tx.shard]
+				if r, _ := b.Cmds[curs[tx.shard]].Result.(bool); r {
+					aborted = true
+				}
+				curs[tx.shard]++
+			}
+			w := resp.Writer{B: out, Proto: g.cl.proto}
+			if aborted {
+				w.NullArray()
+				out = w.B
+				skip = tx.n + 1 // +1: this entry's own decrement below
+				skipMark = len(out)
+			} else {
+				w.Array(tx.n)
+				out = w.B
+			}
+		}
+		if skip > 0 {
+			out = out[:skipMark]
+			skip--
+		}
+	}
+	return out
+}
+
+// Deferred is a reply completed later, possibly on another goroutine (the
+// cluster actor, a timer). Write the reply to W, then call Done exactly once.
+type Deferred struct {
+	W     resp.Writer
+	g     *group
+	start func(*Deferred)
+}
+
+// arm starts the deferred work once the group is sealed.
+func (d *Deferred) arm() {
+	if d.start != nil {
+		d.start(d)
+	}
+}
+
+// Done marks the reply complete.
+func (d *Deferred) Done() { d.g.partDone() }
+
+// Run implements gnet.Runnable for flushes scheduled from other goroutines.
+func (cl *client) Run(context.Context) error {
+	cl.flushScheduled.Store(false)
+	cl.flush()
+	return nil
+}

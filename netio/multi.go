@@ -1,0 +1,193 @@
+package netio
+
+import (
+	"time"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
+)
+
+// Transactions. Commands queued after MULTI are validated (and, in cluster
+// mode, routed) when queued, as Redis does; EXEC replays them into the
+// current read's group. Keyed commands of one transaction share one slot,
+// so they land contiguously in one shard batch and run in one actor turn:
+// atomic with respect to every other client. WATCH state is flagged by the
+// shards owning the watched keys and checked when the transaction starts.
+
+type queued struct {
+	spec *command.Spec
+	args [][]byte
+	slot int
+}
+
+func init() {
+	command.Register(
+		&command.Spec{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "1.2.0", TxControl: true,
+			Summary: "Starts a transaction.", Handler: LoopHandler(cmdMulti)},
+		&command.Spec{Name: "exec", Arity: 1, Flags: []string{"noscript", "loading", "stale", "skip_slowlog"},
+			Categories: []string{"slow", "transaction"}, Group: "transactions", Since: "1.2.0", TxControl: true,
+			Summary: "Executes all commands in a transaction.", Handler: LoopHandler(cmdExec)},
+		&command.Spec{Name: "discard", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "2.0.0", TxControl: true,
+			Summary: "Discards a transaction.", Handler: LoopHandler(cmdDiscard)},
+		&command.Spec{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "2.2.0",
+			Summary: "Forgets about watched keys of a transaction.", Handler: LoopHandler(cmdUnwatch)},
+		&command.Spec{Name: "watch", Arity: -2, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			First: 1, Last: -1, Step: 1, Categories: []string{"fast", "transaction"}, Group: "transactions",
+			Since: "2.2.0", TxControl: true, WatchCmd: true, Exec: command.Shard,
+			Summary: "Monitors changes to keys to determine the execution of a transaction.",
+			Handler: shard.Handler(shardWatch)},
+	)
+}
+
+func cmdMulti(x *Ctx) {
+	if x.C.multi {
+		x.W.Error("ERR MULTI calls can not be nested")
+		return
+	}
+	x.C.multi = true
+	x.C.multiErr = false
+	x.C.txq = x.C.txq[:0]
+	x.W.OK()
+}
+
+func cmdDiscard(x *Ctx) {
+	if !x.C.multi {
+		x.W.Error("ERR DISCARD without MULTI")
+		return
+	}
+	x.C.discardTx()
+	x.S.unwatch(x.C)
+	x.W.OK()
+}
+
+func cmdUnwatch(x *Ctx) {
+	x.S.unwatch(x.C)
+	x.W.OK()
+}
+
+// shardWatch runs in the shard owning the keys; WATCH inside MULTI never
+// gets here (dispatch answers it on the loop).
+func shardWatch(c *shard.Call) {
+	for _, k := range c.Args[1:] {
+		c.Watch(k)
+	}
+	c.W.OK()
+}
+
+func (cl *client) discardTx() {
+	cl.multi = false
+	cl.multiErr = false
+	for i := range cl.txq {
+		cl.txq[i] = queued{}
+	}
+	cl.txq = cl.txq[:0]
+}
+
+// queue validates a command issued inside MULTI and queues a copy.
+func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) {
+	slot := -1
+	if spec.Exec == command.Shard {
+		sl, errMsg := s.route(cl, spec, args)
+		if errMsg != "" {
+			cl.multiErr = true
+			s.replyErr(g, errMsg)
+			return
+		}
+		slot = sl
+	}
+	cl.txq = append(cl.txq, queued{spec: spec, args: copyArgs(args), slot: slot})
+	cl.asking = false
+	g.local.Simple("QUEUED")
+	g.endLocal()
+}
+
+func cmdExec(x *Ctx) {
+	cl, s, g := x.C, x.S, x.g
+	if !cl.multi {
+		x.W.Error("ERR EXEC without MULTI")
+		return
+	}
+	q := append([]queued(nil), cl.txq...)
+	aborted := cl.multiErr
+	cl.discardTx()
+	ws := cl.watch
+	if aborted {
+		s.unwatch(cl)
+		x.W.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	// Every keyed command of the transaction must be in one slot.
+	slot := -1
+	for _, qc := range q {
+		if qc.spec.Exec != command.Shard || qc.slot < 0 {
+			continue
+		}
+		if slot >= 0 && qc.slot != slot {
+			s.unwatch(cl)
+			x.W.Error(errCrossSlot)
+			return
+		}
+		slot = qc.slot
+	}
+	x.noReply = true
+	tx := txInfo{n: len(q), shard: -1}
+	if ws.Aborted(time.Now().UnixMilli()) {
+		tx.loopAborted = true
+		g.order = append(g.order, src{kind: srcTx, idx: uint16(len(g.txs))})
+		g.txs = append(g.txs, tx)
+		// Keep the reply shape: the skipped entries must exist.
+		for range q {
+			g.endLocal()
+		}
+		s.unwatch(cl)
+		return
+	}
+	var b *shard.Batch
+	marker := -1
+	if slot >= 0 {
+		tx.shard = s.shards.Of(slot)
+		b = g.batch(tx.shard)
+		b.Add(nil, nil, slot, cl.proto, false)
+		marker = len(b.Cmds) - 1
+		b.Cmds[marker].Watch = ws
+	}
+	g.order = append(g.order, src{kind: srcTx, idx: uint16(len(g.txs))})
+	g.txs = append(g.txs, tx)
+	for _, qc := range q {
+		s.execute(cl, g, qc.spec, qc.args, true)
+	}
+	if b != nil {
+		b.Cmds[marker].TxBegin = int32(len(b.Cmds) - marker - 1)
+		if b.Cmds[marker].TxBegin == 0 {
+			b.Cmds[marker].TxBegin = -1 // nothing to skip; keep it a marker
+		}
+	}
+	s.unwatch(cl)
+}
+
+// watchState returns the client's WATCH state, noting that shard i holds
+// records of it.
+func (cl *client) watchState(i int) *shard.WatchState {
+	if cl.watch == nil {
+		cl.watch = &shard.WatchState{}
+	}
+	cl.watch.Shards |= 1 << uint(i%64)
+	return cl.watch
+}
+
+// unwatch drops the client's WATCH records in every shard holding some.
+func (s *Server) unwatch(cl *client) {
+	ws := cl.watch
+	if ws == nil {
+		return
+	}
+	cl.watch = nil
+	for i := 0; i < s.shards.N(); i++ {
+		if ws.Shards&(1<<uint(i%64)) != 0 {
+			s.shards.Do(i, func(sh *shard.Shard) { sh.Unwatch(ws) })
+		}
+	}
+}

@@ -1,0 +1,380 @@
+// Package netio owns the client side of a node: the gnet event loops, RESP
+// parsing, per-connection state, the routing decision (MOVED, CLUSTERDOWN,
+// CROSSSLOT are answered by the loop itself), and the ordered reply queue
+// that lets one read's commands run on several shard actors while replies go
+// out in request order. Commands that concern the connection or the server
+// run on the loop; keyed commands go to actors/shard in one batch per actor
+// per read.
+package netio
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/panjf2000/gnet/v2"
+	"github.com/rs/zerolog"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+// Cluster is the cluster side of the node as the loop needs it
+// (implemented by actors/cluster).
+type Cluster interface {
+	// Submit handles a CLUSTER subcommand. args are owned by the callee. It
+	// writes exactly one reply to w and then calls done, on any goroutine.
+	Submit(args [][]byte, w *resp.Writer, done func())
+	// MyID is this node's 40-character id.
+	MyID() string
+}
+
+// stats are server-wide counters for INFO.
+type stats struct {
+	connsReceived atomic.Int64
+	rejectedConns atomic.Int64
+	commands      atomic.Int64
+	netInput      atomic.Int64
+	netOutput     atomic.Int64
+	clients       atomic.Int64
+	errorReplies  atomic.Int64
+	unexpectedErr atomic.Int64
+}
+
+// Server is one node's client-facing server.
+type Server struct {
+	gnet.BuiltinEventEngine
+
+	Cfg    *config.Config
+	Log    zerolog.Logger
+	Table  *slots.Holder
+	system *actor.ActorSystem
+	shards *shard.Group
+	// Cluster is set in cluster mode (before Serve).
+	Cluster Cluster
+
+	eng      gnet.Engine
+	addr     string
+	started  time.Time
+	nextID   atomic.Int64
+	stats    stats
+	clientMu sync.Mutex
+	clients  map[int64]*client
+	ready    chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+	runID    string
+
+	// Shutdown is called by SHUTDOWN (nil: the server just stops).
+	Shutdown func()
+
+	// Hot configuration values, kept current by config.OnChange so the
+	// loops never take the config lock.
+	maxClients atomic.Int64
+	qbufLimit  atomic.Int64
+	maxBulk    atomic.Int64
+
+	// ext is the state of the INFO/CLIENT/SHUTDOWN commands (cmd_info.go).
+	ext serverExt
+}
+
+// Options configure New.
+type Options struct {
+	Config *config.Config
+	Log    zerolog.Logger
+	System *actor.ActorSystem
+	Table  *slots.Holder // nil: a standalone table owning every slot
+}
+
+// New creates the server and its shard actors.
+func New(o Options) *Server {
+	n := int(o.Config.Int("shard-actors"))
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	s := &Server{
+		Cfg:     o.Config,
+		Log:     o.Log,
+		Table:   o.Table,
+		system:  o.System,
+		clients: map[int64]*client{},
+		ready:   make(chan struct{}),
+		stopped: make(chan struct{}),
+		started: time.Now(),
+		runID:   randomHex(40),
+	}
+	if s.Table == nil {
+		s.Table = &slots.Holder{}
+		t := slots.NewTable()
+		t.OK = true
+		t.Self = 0
+		t.Nodes = []slots.Node{{}}
+		for i := range t.Owner {
+			t.Owner[i] = 0
+		}
+		s.Table.Publish(t)
+	}
+	s.shards = shard.NewGroup(o.System, n, o.Log)
+	s.watchInt("maxclients", &s.maxClients)
+	s.watchInt("client-query-buffer-limit", &s.qbufLimit)
+	s.watchInt("proto-max-bulk-len", &s.maxBulk)
+	s.watchInt("proto-max-bulk-len", &s.shards.MaxBulkLen)
+	return s
+}
+
+// Shards exposes the shard group (cluster actor, tests).
+func (s *Server) Shards() *shard.Group { return s.shards }
+
+// Serve listens on addr ("tcp://127.0.0.1:6379") and blocks until Stop.
+func (s *Server) Serve(addrs ...string) error {
+	loops := int(s.Cfg.Int("event-loops"))
+	if loops <= 0 {
+		loops = runtime.GOMAXPROCS(0)
+	}
+	opts := []gnet.Option{
+		gnet.WithMulticore(true),
+		gnet.WithNumEventLoop(loops),
+		gnet.WithReusePort(false),
+		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithLogger(gnetLogger{s.Log}),
+		gnet.WithTCPKeepAlive(time.Duration(s.Cfg.Int("tcp-keepalive")) * time.Second),
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("no listen address")
+	}
+	s.addr = addrs[0]
+	var err error
+	if len(addrs) == 1 {
+		err = gnet.Run(s, addrs[0], opts...)
+	} else {
+		err = gnet.Rotate(s, addrs, opts...)
+	}
+	s.stopOnce.Do(func() { close(s.stopped) })
+	return err
+}
+
+// Ready is closed once the listeners are up.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Stop shuts the listeners and actors down.
+func (s *Server) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.eng.Stop(ctx)
+	s.shards.Stop()
+}
+
+// OnBoot implements gnet.EventHandler.
+func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
+	s.eng = eng
+	close(s.ready)
+	return gnet.None
+}
+
+// OnOpen implements gnet.EventHandler.
+func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	if s.stats.clients.Load() >= s.maxClients.Load() {
+		s.stats.rejectedConns.Add(1)
+		return []byte("-ERR max number of clients reached\r\n"), gnet.Close
+	}
+	s.stats.clients.Add(1)
+	s.stats.connsReceived.Add(1)
+	now := time.Now().UnixMilli()
+	cl := &client{srv: s, conn: c, loop: c.EventLoop(), id: s.nextID.Add(1), proto: 2, created: now,
+		fd: c.Fd(), authed: s.Cfg.String("requirepass") == ""}
+	if a := c.RemoteAddr(); a != nil {
+		cl.addr = a.String()
+	}
+	if a := c.LocalAddr(); a != nil {
+		cl.laddr = a.String()
+	}
+	cl.lastIO.Store(now)
+	cl.parser.MaxBulkLen = s.maxBulk.Load()
+	c.SetContext(cl)
+	s.clientMu.Lock()
+	s.clients[cl.id] = cl
+	s.clientMu.Unlock()
+	return nil, gnet.None
+}
+
+// OnClose implements gnet.EventHandler.
+func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
+	cl, ok := c.Context().(*client)
+	if !ok {
+		return gnet.None
+	}
+	cl.closed = true
+	if cl.blockedBatch != nil {
+		b := cl.blockedBatch
+		s.shards.Do(cl.blockedShard, func(sh *shard.Shard) { sh.CancelBlocked(b) })
+		cl.blockedBatch = nil
+	}
+	if cl.watch != nil {
+		s.unwatch(cl)
+	}
+	s.stats.clients.Add(-1)
+	s.ext.closedCmds.Add(cl.totalCmds.Load())
+	s.clientMu.Lock()
+	delete(s.clients, cl.id)
+	s.clientMu.Unlock()
+	// Groups still pending in actors keep their memory until done; they are
+	// not returned to the pools since an actor may still write to them.
+	cl.queue = nil
+	return gnet.None
+}
+
+// OnTraffic implements gnet.EventHandler: parse every complete command of
+// the read, dispatch, and flush what completed inline.
+func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
+	cl := c.Context().(*client)
+	if cl.closing || cl.closed {
+		_, _ = c.Discard(-1)
+		return gnet.None
+	}
+	var buf []byte
+	fromQbuf := len(cl.qbuf) > 0
+	if fromQbuf {
+		data, _ := c.Next(-1)
+		s.stats.netInput.Add(int64(len(data)))
+		cl.qbuf = append(cl.qbuf, data...)
+		buf = cl.qbuf
+	} else {
+		buf, _ = c.Peek(-1)
+		s.stats.netInput.Add(int64(len(buf)))
+	}
+	cl.touch()
+	g := newGroup(cl, s.shards.N())
+	consumed := 0
+	for consumed < len(buf) && !cl.closing && !cl.paused {
+		args, n, err := cl.parser.Parse(buf[consumed:])
+		if err != nil {
+			g.local.Error(err.Error())
+			g.endLocal()
+			cl.closing = true
+			consumed = len(buf)
+			s.Log.Debug().Str("client", cl.addr).Err(err).Msg("protocol error")
+			break
+		}
+		if n == 0 {
+			break
+		}
+		consumed += n
+		if len(args) == 0 {
+			continue
+		}
+		s.dispatch(cl, g, args)
+	}
+	// Keep the unparsed tail in our own buffer so the next read does not
+	// re-copy a growing gnet cache.
+	if fromQbuf {
+		rest := copy(cl.qbuf, cl.qbuf[consumed:])
+		cl.qbuf = cl.qbuf[:rest]
+		if rest == 0 && cap(cl.qbuf) > 1<<20 {
+			cl.qbuf = nil
+		}
+	} else {
+		if consumed < len(buf) {
+			cl.qbuf = append(cl.qbuf[:0], buf[consumed:]...)
+		}
+		_, _ = c.Discard(-1)
+	}
+	if lim := s.qbufLimit.Load(); lim > 0 && int64(len(cl.qbuf)) > lim {
+		s.Log.Warn().Str("client", cl.addr).Int("qbuf", len(cl.qbuf)).Msg("closing client that reached max query buffer length")
+		cl.closed = true
+		return gnet.Close
+	}
+	cl.qbufLen.Store(int64(len(cl.qbuf)))
+	if g.empty() {
+		g.pending.Store(0)
+		g.release()
+		if cl.closing && len(cl.queue) == 0 {
+			return gnet.Close
+		}
+		return gnet.None
+	}
+	cl.reads++
+	cl.queue = append(cl.queue, g)
+	if g.seal(s) {
+		cl.flush()
+	}
+	return gnet.None
+}
+
+// watchInt mirrors an integer directive into v.
+func (s *Server) watchInt(name string, v *atomic.Int64) {
+	v.Store(s.Cfg.Int(name))
+	s.Cfg.OnChange(name, func(string) { v.Store(s.Cfg.Int(name)) })
+}
+
+type gnetLogger struct{ l zerolog.Logger }
+
+func (g gnetLogger) Debugf(f string, a ...any) { g.l.Debug().Msgf(f, a...) }
+func (g gnetLogger) Infof(f string, a ...any)  { g.l.Debug().Msgf(f, a...) }
+func (g gnetLogger) Warnf(f string, a ...any)  { g.l.Warn().Msgf(f, a...) }
+func (g gnetLogger) Errorf(f string, a ...any) { g.l.Error().Msgf(f, a...) }
+func (g gnetLogger) Fatalf(f string, a ...any) { g.l.Fatal().Msgf(f, a...) }
+
+func randomHex(n int) string {
+	b := make([]byte, n/2)
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, _ = f.Read(b)
+		_ = f.Close()
+	}
+	const hx = "0123456789abcdef"
+	out := make([]byte, n)
+	for i, c := range b {
+		out[2*i] = hx[c>>4]
+		out[2*i+1] = hx[c&15]
+	}
+	return string(out)
+}
+
+// ListenAddrs turns bind + port into gnet addresses.
+func ListenAddrs(bind string, port int) []string {
+	var out []string
+	for _, h := range splitFields(bind) {
+		neg := false
+		if len(h) > 0 && h[0] == '-' {
+			neg, h = true, h[1:] // "-::*": optional address, skip if unavailable
+		}
+		switch h {
+		case "*":
+			h = "0.0.0.0"
+		case "::*":
+			if neg {
+				continue // IPv4 wildcard already covers the common case
+			}
+			h = "::"
+		}
+		out = append(out, "tcp://"+net.JoinHostPort(h, strconv.Itoa(port)))
+	}
+	return out
+}
+
+func splitFields(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' {
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
