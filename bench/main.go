@@ -12,8 +12,11 @@
 //     /proc/<pid>/stat (100 Hz USER_HZ ticks) across the run, divided by the
 //     number of requests in the run.
 //
-// Ratios are always slotd/redis: above 1 is better for rps, worse for latency
-// and CPU.
+// Ratios are always slotd/redis (above 1 is better for rps, worse for latency
+// and CPU), taken as the median of the per-round ratios: the two runs of a
+// round are back to back, so this cancels drift between rounds. On a shared
+// or virtualised machine rps and p99 drift a lot; CPU per request is the
+// steadiest column.
 //
 // With -cpu-pin (default when at least 2 CPUs are available) the servers are
 // started under `taskset -c 0` and the load generators under `taskset -c 1`.

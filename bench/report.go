@@ -140,7 +140,8 @@ func (r *results) markdown(o options, memtier bool) string {
 		"(/proc/<pid>/stat, 10 ms resolution). Ratios are slotd/redis, the median of the per-round ratios of back-to-back runs: "+
 		">1 is better for rps, worse for latency and CPU.\n", o.rounds)
 	if memtier {
-		sb.WriteString("memtier rows are one mixed SET:GET run per pipeline depth (memtier does not separate their latencies).\n")
+		sb.WriteString("memtier rows are one run per pipeline depth, SET:GET 1:1 when both tests are selected " +
+			"(memtier does not separate their latencies).\n")
 	} else {
 		sb.WriteString("memtier_benchmark not found on PATH: redis-benchmark only.\n")
 	}

@@ -296,22 +296,26 @@ type keyCounts struct {
 }
 
 // countKeys runs inside shard sh: key and expire counts of its slots and a
-// small sample of TTLs for avg_ttl (Redis estimates it by sampling too).
+// bounded sample of remaining TTLs for avg_ttl (Redis estimates it by
+// sampling too).
 func countKeys(sh *shard.Shard, now int64) keyCounts {
 	var kc keyCounts
-	budget := 64
+	samples, steps := 64, 1024 // per shard: TTLs to sample, buckets to visit
 	sh.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
 		kc.keys += int64(ks.Len())
 		n := ks.ExpiresLen()
 		kc.expires += int64(n)
-		if n > 0 && budget > 0 {
-			ks.ScanExpires(0, func(e *keyspace.Entry) {
-				if budget > 0 && e.Expire > now {
+		for cursor := uint64(0); n > 0 && samples > 0 && steps > 0; steps-- {
+			cursor = ks.ScanExpires(cursor, func(e *keyspace.Entry) {
+				if samples > 0 && e.Expire > now {
 					kc.ttlSum += e.Expire - now
 					kc.ttlN++
-					budget--
+					samples--
 				}
 			})
+			if cursor == 0 {
+				break
+			}
 		}
 	})
 	return kc
@@ -336,7 +340,8 @@ func cmdInfo(x *Ctx) {
 		var (
 			mu        sync.Mutex
 			sum       keyCounts
-			ttlWeight float64
+			ttlWeight float64 // Σ mean sampled TTL × volatile keys, over sampled shards
+			ttlKeys   int64
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
@@ -346,8 +351,8 @@ func cmdInfo(x *Ctx) {
 				sum.keys += kc.keys
 				sum.expires += kc.expires
 				if kc.ttlN > 0 {
-					// Weight each shard's mean TTL by its number of volatile keys.
 					ttlWeight += float64(kc.ttlSum) / float64(kc.ttlN) * float64(kc.expires)
+					ttlKeys += kc.expires
 				}
 				remaining--
 				last := remaining == 0
@@ -357,8 +362,8 @@ func cmdInfo(x *Ctx) {
 				}
 				if sum.keys > 0 {
 					avg := int64(0)
-					if sum.expires > 0 {
-						avg = int64(ttlWeight / float64(sum.expires))
+					if ttlKeys > 0 {
+						avg = int64(ttlWeight / float64(ttlKeys))
 					}
 					t.str("db0", "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
 						strconv.FormatInt(sum.expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))

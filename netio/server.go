@@ -128,6 +128,11 @@ func New(o Options) *Server {
 	s.watchInt("client-query-buffer-limit", &s.qbufLimit)
 	s.watchInt("proto-max-bulk-len", &s.maxBulk)
 	s.watchInt("proto-max-bulk-len", &s.shards.MaxBulkLen)
+	s.watchInt("set-max-intset-entries", &s.shards.SetMaxIntsetEntries)
+	s.watchInt("zset-max-listpack-entries", &s.shards.ZSetMaxListpackEntries)
+	s.watchInt("zset-max-listpack-value", &s.shards.ZSetMaxListpackValue)
+	s.watchInt("hash-max-listpack-entries", &s.shards.HashMaxListpackEntries)
+	s.watchInt("hash-max-listpack-value", &s.shards.HashMaxListpackValue)
 	return s
 }
 

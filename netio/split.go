@@ -49,8 +49,12 @@ type splitPart struct {
 // false when the command cannot be split.
 func (s *Server) trySplit(cl *client, g *group, spec *command.Spec, args [][]byte) bool {
 	rule, ok := splitRules[spec.Name]
-	if !ok || (len(args)-1)%rule.stride != 0 {
+	if !ok {
 		return false
+	}
+	if (len(args)-1)%rule.stride != 0 {
+		s.replyErr(g, "ERR wrong number of arguments for '"+spec.Name+"' command")
+		return true
 	}
 	nkeys := (len(args) - 1) / rule.stride
 	bySlot := map[int]int{} // slot → part index
@@ -179,4 +183,3 @@ func elemLen(b []byte) int {
 	}
 	return end
 }
-

@@ -14,7 +14,14 @@ type Call struct {
 	Now  int64 // unix ms, fixed for the whole batch
 	S    *Shard
 	Cmd  *Cmd
+
+	unchanged bool // set by Unchanged
 }
+
+// Unchanged tells the shard that this write command modified nothing (SET
+// NX on an existing key, GETEX without options, ...), so its keys are not
+// signalled to WATCHers and blocked clients, as Redis does not signal them.
+func (c *Call) Unchanged() { c.unchanged = true }
 
 // Lookup returns the live entry for key, deleting it first if it has
 // expired (lazy expiry). It counts keyspace hits and misses.

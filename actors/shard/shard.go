@@ -131,7 +131,7 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 		return
 	}
 	b.Ends = append(b.Ends, len(b.Out.B))
-	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0) &&
+	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0) && !s.call.unchanged &&
 		(len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
 		for _, k := range s.keyIdx {
@@ -274,6 +274,14 @@ type Group struct {
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.
 	MaxBulkLen atomic.Int64
+
+	// Encoding thresholds mirrored from set-max-intset-entries,
+	// zset-max-listpack-entries and zset-max-listpack-value: clients see
+	// their effect through OBJECT ENCODING and SMEMBERS/ZSCAN ordering.
+	SetMaxIntsetEntries, ZSetMaxListpackEntries, ZSetMaxListpackValue atomic.Int64
+	// HashMaxListpackEntries and HashMaxListpackValue mirror
+	// hash-max-listpack-entries/-value: when a hash leaves its compact form.
+	HashMaxListpackEntries, HashMaxListpackValue atomic.Int64
 }
 
 // NewGroup spawns n shard actors on system.
@@ -282,6 +290,11 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 		n = 1
 	}
 	g := &Group{system: system, root: system.Root, stop: make(chan struct{})}
+	g.SetMaxIntsetEntries.Store(512)
+	g.ZSetMaxListpackEntries.Store(128)
+	g.ZSetMaxListpackValue.Store(64)
+	g.HashMaxListpackEntries.Store(128)
+	g.HashMaxListpackValue.Store(64)
 	for i := 0; i < n; i++ {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i,
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),

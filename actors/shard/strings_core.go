@@ -199,6 +199,7 @@ func (c *Call) setGeneric(flags, expIdx int, val []byte, cmd string, okReply, ab
 	}
 	e := c.LookupWrite(key)
 	if (flags&setNX != 0 && e != nil) || (flags&setXX != 0 && e == nil) {
+		c.Unchanged()
 		if flags&setGet == 0 {
 			c.writeFixed(abortReply)
 		}
@@ -249,6 +250,8 @@ func cmdGetDel(c *Call) {
 	e, ok := c.replyString(key)
 	if ok && e != nil {
 		c.Delete(key)
+	} else {
+		c.Unchanged()
 	}
 }
 
@@ -263,6 +266,7 @@ func cmdGetEx(c *Call) {
 	key := c.Args[1]
 	e := c.Lookup(key)
 	if e == nil {
+		c.Unchanged()
 		c.W.Null()
 		return
 	}
@@ -284,6 +288,8 @@ func cmdGetEx(c *Call) {
 		c.SetExpire(e, at)
 	case flags&setPersist != 0 && e.Expire != 0:
 		c.SetExpire(e, 0)
+	default:
+		c.Unchanged()
 	}
 }
 

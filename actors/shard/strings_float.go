@@ -7,7 +7,7 @@ import (
 // INCRBYFLOAT in Redis works on the C long double, which on x86-64 Linux is
 // the x87 80-bit extended format: a 64-bit significand and a 15-bit exponent
 // (normal range [2^-16382, 2^16384), subnormals down to 2^-16445). Replies
-// depend on that precision (0.1 added three times prints "10.3", 1e400 is
+// depend on that precision (10 plus 0.1 three times prints "10.3", 1e400 is
 // accepted), so the arithmetic here is emulated exactly with big.Float at 64
 // bits, round-to-nearest-even, with the format's exponent limits applied by
 // hand.
@@ -45,7 +45,7 @@ func parseLD(b []byte) (*big.Float, ldStatus) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if lowerIs(s, "inf") || lowerIs(s, "infinity") {
+	if eqFold(s, "inf") || eqFold(s, "infinity") {
 		return nil, ldInfinite
 	}
 	var (
@@ -90,14 +90,11 @@ func parseLD(b []byte) (*big.Float, ldStatus) {
 // into mant and returns the exponent of base (for hex: of 2) that scales it
 // and the number of significant digits.
 func scanMantissa(mant *big.Int, s []byte, base int) (int64, int, bool) {
-	i, digits, frac := 0, 0, 0
-	start := 0
-	var intPart []byte
+	i := 0
 	for i < len(s) && isDigitBase(s[i], base) {
 		i++
 	}
-	intPart = s[start:i]
-	digits += i - start
+	intPart := s[:i]
 	var fracPart []byte
 	if i < len(s) && s[i] == '.' {
 		i++
@@ -106,10 +103,8 @@ func scanMantissa(mant *big.Int, s []byte, base int) (int64, int, bool) {
 			i++
 		}
 		fracPart = s[fs:i]
-		frac = i - fs
-		digits += frac
 	}
-	if digits == 0 {
+	if len(intPart)+len(fracPart) == 0 {
 		return 0, 0, false
 	}
 	var e int64
@@ -139,21 +134,68 @@ func scanMantissa(mant *big.Int, s []byte, base int) (int64, int, bool) {
 			e = -e
 		}
 	}
-	buf := make([]byte, 0, len(intPart)+len(fracPart))
-	buf = append(append(buf, intPart...), fracPart...)
-	mant.SetString(string(buf), base)
-	nsig := len(buf)
-	for nsig > 0 && buf[len(buf)-nsig] == '0' {
-		nsig--
+	// Significant digits: all of them but the leading zeros.
+	nsig := len(intPart) + len(fracPart)
+	for _, part := range [2][]byte{intPart, fracPart} {
+		z := 0
+		for z < len(part) && part[z] == '0' {
+			z++
+		}
+		nsig -= z
+		if z < len(part) {
+			break
+		}
+	}
+	if (base == 10 && nsig <= 19) || (base == 16 && nsig <= 16) {
+		// Fits in a uint64: the common case, without allocating.
+		var u uint64
+		for _, part := range [2][]byte{intPart, fracPart} {
+			for _, c := range part {
+				u = u*uint64(base) + uint64(digitVal(c))
+			}
+		}
+		mant.SetUint64(u)
+	} else {
+		buf := make([]byte, 0, len(intPart)+len(fracPart))
+		buf = append(append(buf, intPart...), fracPart...)
+		mant.SetString(string(buf), base)
 	}
 	if base == 16 {
-		return e - 4*int64(frac), nsig, true
+		return e - 4*int64(len(fracPart)), nsig, true
 	}
-	return e - int64(frac), nsig, true
+	return e - int64(len(fracPart)), nsig, true
 }
 
+func digitVal(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return (c | 0x20) - 'a' + 10
+}
+
+// pow10s holds 10^0 … 10^(len-1), shared read-only by every shard.
+var pow10s = func() []*big.Int {
+	t := make([]*big.Int, 350)
+	t[0] = big.NewInt(1)
+	ten := big.NewInt(10)
+	for i := 1; i < len(t); i++ {
+		t[i] = new(big.Int).Mul(t[i-1], ten)
+	}
+	return t
+}()
+
+// pow10 returns 10^k; the result must not be modified.
+func pow10(k int64) *big.Int {
+	if k < int64(len(pow10s)) {
+		return pow10s[k]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(k), nil)
+}
+
+var bigOne = big.NewInt(1)
+
 // roundPow sets f to mant*base^exp rounded to the long double format; mant
-// has n digits in base.
+// has n digits in base. It may modify mant.
 func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
 	// Bound the magnitude before doing exact arithmetic, so absurd exponents
 	// cost nothing: v lies in [base^(n-1+exp), base^(n+exp)).
@@ -167,26 +209,32 @@ func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
 	if n+exp <= loLimit {
 		return ldInvalid // rounds to zero
 	}
-	num := new(big.Int).Set(mant)
-	den := big.NewInt(1)
-	if exp > 0 {
-		num.Mul(num, new(big.Int).Exp(big.NewInt(int64(base)), big.NewInt(exp), nil))
-	} else if exp < 0 {
-		den.Exp(big.NewInt(int64(base)), big.NewInt(-exp), nil)
+	num, den := mant, bigOne
+	switch {
+	case base == 2 && exp > 0:
+		num.Lsh(num, uint(exp))
+	case base == 2 && exp < 0:
+		den = new(big.Int).Lsh(bigOne, uint(-exp))
+	case exp > 0:
+		num.Mul(num, pow10(exp))
+	case exp < 0:
+		den = pow10(-exp)
 	}
 	return roundRat(f, num, den)
 }
 
 // roundRat sets f to num/den (both positive) rounded to the long double
 // format, reporting overflow or underflow to zero as ldInvalid (strtold's
-// ERANGE cases that Redis refuses).
+// ERANGE cases that Redis refuses). It does not modify num or den.
 func roundRat(f *big.Float, num, den *big.Int) ldStatus {
-	// Subnormal when num/den < 2^ldMinNormal, i.e. num*2^-ldMinNormal < den.
-	if new(big.Int).Lsh(num, -ldMinNormal).Cmp(den) < 0 {
+	// num/den ≥ 2^(bitlen difference - 1): only values near the bottom of
+	// the range need the exact subnormal test num*2^-ldMinNormal < den.
+	if num.BitLen()-den.BitLen()-1 < ldMinNormal &&
+		new(big.Int).Lsh(num, -ldMinNormal).Cmp(den) < 0 {
 		q, r := new(big.Int).QuoRem(new(big.Int).Lsh(num, -ldMinSub), den, new(big.Int))
 		r.Lsh(r, 1)
 		if c := r.Cmp(den); c > 0 || (c == 0 && q.Bit(0) == 1) {
-			q.Add(q, big.NewInt(1))
+			q.Add(q, bigOne)
 		}
 		if q.Sign() == 0 {
 			return ldInvalid
@@ -254,6 +302,3 @@ func isDigitBase(c byte, base int) bool {
 func isCSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
-
-// lowerIs compares s case-insensitively with a lower-case ASCII word.
-func lowerIs(s []byte, word string) bool { return eqFold(s, word) }

@@ -55,6 +55,7 @@ func cmdMSetNX(c *Call) {
 	}
 	for j := 1; j < len(c.Args); j += 2 {
 		if c.LookupWrite(c.Args[j]) != nil {
+			c.Unchanged()
 			c.W.Int(0)
 			return
 		}

@@ -132,6 +132,7 @@ func cmdSetRange(c *Call) {
 	e := c.LookupWrite(key)
 	if e == nil {
 		if len(val) == 0 {
+			c.Unchanged()
 			c.W.Int(0)
 			return
 		}
@@ -149,6 +150,7 @@ func cmdSetRange(c *Call) {
 		return
 	}
 	if len(val) == 0 {
+		c.Unchanged()
 		c.W.Int(int64(len(e.Str)))
 		return
 	}

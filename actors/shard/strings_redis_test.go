@@ -336,6 +336,32 @@ var strScript = [][]string{
 	{"LCS", "{s}l1", "{s}l2"},
 	{"LCS", "{s}l1", "{s}l2", "LEN"},
 	{"LCS", "{s}l1", "{s}key1", "LEN"},
+
+	// Writes that change nothing leave WATCHed keys clean; real writes
+	// (even APPEND of nothing) make EXEC fail.
+	{"SET", "{s}w", "1"},
+	{"WATCH", "{s}w"},
+	{"SETNX", "{s}w", "2"},
+	{"SET", "{s}w", "3", "NX"},
+	{"SET", "{s}w", "3", "NX", "GET"},
+	{"GETEX", "{s}w"},
+	{"GETEX", "{s}w", "PERSIST"},
+	{"SETRANGE", "{s}w", "0", ""},
+	{"MSETNX", "{s}w", "1"},
+	{"GETDEL", "{s}w2"},
+	{"MULTI"},
+	{"GET", "{s}w"},
+	{"EXEC"},
+	{"WATCH", "{s}w"},
+	{"APPEND", "{s}w", ""},
+	{"MULTI"},
+	{"GET", "{s}w"},
+	{"EXEC"},
+	{"WATCH", "{s}w"},
+	{"GETEX", "{s}w", "EX", "100"},
+	{"MULTI"},
+	{"GET", "{s}w"},
+	{"EXEC"},
 }
 
 // strRandomScript adds seeded random INCRBYFLOAT chains and LCS inputs,
@@ -344,7 +370,7 @@ func strRandomScript() [][]string {
 	r := rand.New(rand.NewPCG(7, 11))
 	var out [][]string
 	num := func() string {
-		switch r.IntN(6) {
+		switch r.IntN(8) {
 		case 0:
 			return strconv.FormatFloat(r.Float64()*2e6-1e6, 'f', -1, 64)
 		case 1:
@@ -355,11 +381,15 @@ func strRandomScript() [][]string {
 			return strconv.FormatInt(r.Int64()>>r.IntN(63), 10)
 		case 4:
 			return "0." + strconv.FormatUint(r.Uint64(), 10)
+		case 5: // anywhere in the long double range
+			return fmt.Sprintf("%de%d", r.Int64N(1e6), r.IntN(9800)-4900)
+		case 6:
+			return fmt.Sprintf("0x%xp%d", r.Uint64()>>r.IntN(64), r.IntN(200)-100)
 		default:
 			return fmt.Sprintf("%.20f", r.Float64()*2-1)
 		}
 	}
-	for i := 0; i < 150; i++ {
+	for i := 0; i < 300; i++ {
 		key := "{s}rf" + strconv.Itoa(i%7)
 		out = append(out, []string{"INCRBYFLOAT", key, num()})
 	}

@@ -230,6 +230,9 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(key string, v V)) uint64 {
 // bucket with others are slightly less likely, as with Redis's dict. The
 // dict must not be empty. A nil r uses the global source.
 func (d *Dict[V]) Random(r *rand.Rand) (string, V) {
+	if d.count == 0 {
+		panic("dict: Random on an empty dict")
+	}
 	mask := d.mask()
 	for {
 		head := d.buckets[randUint64(r)&mask]

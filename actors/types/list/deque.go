@@ -148,6 +148,16 @@ func (d *deque[T]) regrow(front bool, limit int) {
 	d.lo, d.hi = lo, lo+n
 }
 
+// reserveIn positions an empty deque's indexes for pushes at the front
+// (front) or back, keeping its buffer.
+func (d *deque[T]) reserveIn(front bool) {
+	if front {
+		d.lo, d.hi = len(d.buf), len(d.buf)
+	} else {
+		d.lo, d.hi = 0, 0
+	}
+}
+
 // reserve gives an empty deque a buffer of capacity c positioned for pushes
 // at the front (front) or back, so a chunk that will fill up is allocated
 // once.

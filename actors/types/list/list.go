@@ -25,6 +25,10 @@ type List struct {
 	chunks deque[*chunk]
 	n      int
 	bytes  int // total length of the elements
+	// spare is the last end chunk that emptied, kept for the next push so
+	// a stack oscillating across a chunk boundary does not allocate on
+	// every push.
+	spare *chunk
 }
 
 // New returns an empty list.
@@ -43,11 +47,7 @@ func (l *List) Chunks() int { return l.chunks.Len() }
 func (l *List) PushBack(v string) {
 	nc := l.chunks.Len()
 	if nc == 0 || l.chunks.Back().Len() >= maxChunk {
-		c := &chunk{}
-		if nc > 0 {
-			c.reserve(maxChunk, false) // the list is long: fill a whole chunk
-		}
-		l.chunks.PushBack(c, 0)
+		l.chunks.PushBack(l.newChunk(nc > 0, false), 0)
 	}
 	l.chunks.Back().PushBack(v, maxChunk)
 	l.n++
@@ -58,15 +58,33 @@ func (l *List) PushBack(v string) {
 func (l *List) PushFront(v string) {
 	nc := l.chunks.Len()
 	if nc == 0 || l.chunks.Front().Len() >= maxChunk {
-		c := &chunk{}
-		if nc > 0 {
-			c.reserve(maxChunk, true)
-		}
-		l.chunks.PushFront(c, 0)
+		l.chunks.PushFront(l.newChunk(nc > 0, true), 0)
 	}
 	l.chunks.Front().PushFront(v, maxChunk)
 	l.n++
 	l.bytes += len(v)
+}
+
+// newChunk returns a chunk for a push at one end: a full-size one when the
+// list already has chunks (it will fill up), else a small one that grows.
+func (l *List) newChunk(full, front bool) *chunk {
+	if c := l.spare; c != nil && (full || l.n == 0) {
+		l.spare = nil
+		c.reserveIn(front)
+		return c
+	}
+	c := &chunk{}
+	if full {
+		c.reserve(maxChunk, front)
+	}
+	return c
+}
+
+// retire drops an emptied end chunk, keeping a full-size one as spare.
+func (l *List) retire(c *chunk) {
+	if len(c.buf) == maxChunk {
+		l.spare = c
+	}
 }
 
 // PopFront removes and returns the first element; the list must not be
@@ -75,7 +93,7 @@ func (l *List) PopFront() string {
 	c := l.chunks.Front()
 	v := c.PopFront()
 	if c.Len() == 0 {
-		l.chunks.PopFront()
+		l.retire(l.chunks.PopFront())
 	}
 	l.n--
 	l.bytes -= len(v)
@@ -87,7 +105,7 @@ func (l *List) PopBack() string {
 	c := l.chunks.Back()
 	v := c.PopBack()
 	if c.Len() == 0 {
-		l.chunks.PopBack()
+		l.retire(l.chunks.PopBack())
 	}
 	l.n--
 	l.bytes -= len(v)

@@ -1,0 +1,492 @@
+package shard
+
+// Hash commands: HSET HSETNX HGET HMSET HMGET HGETALL HDEL HEXISTS HLEN
+// HKEYS HVALS HINCRBY HINCRBYFLOAT HSTRLEN HSCAN HRANDFIELD. The value is a
+// *hashValue in Entry.Obj (actors/types/hash underneath), compact
+// ("listpack", insertion-ordered) until hash-max-listpack-entries /
+// hash-max-listpack-value are exceeded, then a table ("hashtable"), as in
+// Redis, so small hashes reply in exactly Redis's order. A hash that
+// becomes empty is deleted.
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/types/hash"
+	"github.com/slotd/slotd/netio/command"
+)
+
+func init() {
+	command.Register(
+		hashSpec("hset", -4, "Set the string value of a hash field", "2.0.0", cmdHSet, nil, "write", "denyoom", "fast"),
+		hashSpec("hsetnx", 4, "Set the value of a hash field, only if the field does not exist", "2.0.0", cmdHSetNX, nil,
+			"write", "denyoom", "fast"),
+		hashSpec("hget", 3, "Get the value of a hash field", "2.0.0", cmdHGet, nil, "readonly", "fast"),
+		hashSpec("hmset", -4, "Set multiple hash fields to multiple values", "2.0.0", cmdHSet, nil,
+			"write", "denyoom", "fast"),
+		hashSpec("hmget", -3, "Get the values of all the given hash fields", "2.0.0", cmdHMGet, nil, "readonly", "fast"),
+		hashSpec("hgetall", 2, "Get all the fields and values in a hash", "2.0.0", cmdHGetAll,
+			[]string{"nondeterministic_output_order"}, "readonly"),
+		hashSpec("hdel", -3, "Delete one or more hash fields", "2.0.0", cmdHDel, nil, "write", "fast"),
+		hashSpec("hexists", 3, "Determine if a hash field exists", "2.0.0", cmdHExists, nil, "readonly", "fast"),
+		hashSpec("hlen", 2, "Get the number of fields in a hash", "2.0.0", cmdHLen, nil, "readonly", "fast"),
+		hashSpec("hkeys", 2, "Get all the fields in a hash", "2.0.0", cmdHKeys,
+			[]string{"nondeterministic_output_order"}, "readonly"),
+		hashSpec("hvals", 2, "Get all the values in a hash", "2.0.0", cmdHVals,
+			[]string{"nondeterministic_output_order"}, "readonly"),
+		hashSpec("hincrby", 4, "Increment the integer value of a hash field by the given number", "2.0.0", cmdHIncrBy, nil,
+			"write", "denyoom", "fast"),
+		hashSpec("hincrbyfloat", 4, "Increment the float value of a hash field by the given amount", "2.6.0",
+			cmdHIncrByFloat, nil, "write", "denyoom", "fast"),
+		hashSpec("hstrlen", 3, "Get the length of the value of a hash field", "3.2.0", cmdHStrLen, nil, "readonly", "fast"),
+		hashSpec("hscan", -3, "Incrementally iterate hash fields and associated values", "2.8.0", cmdHScan,
+			[]string{"nondeterministic_output"}, "readonly"),
+		hashSpec("hrandfield", -2, "Get one or multiple random fields from a hash", "6.2.0", cmdHRandField,
+			[]string{"nondeterministic_output"}, "readonly"),
+	)
+}
+
+// hashSpec builds the spec of a hash command whose only key is argument 1.
+func hashSpec(name string, arity int, summary, since string, h Handler, tips []string, flags ...string) *command.Spec {
+	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Categories: typeCategories("hash", flags), Tips: tips, Group: "hash", Since: since, Summary: summary,
+		Exec: command.Shard, Handler: h}
+}
+
+// hashValue is the Obj of a KindHash entry.
+type hashValue struct{ hash.Hash }
+
+// Encoding implements Encoder: "listpack" while compact, else "hashtable".
+func (h *hashValue) Encoding() string {
+	if h.Compact() {
+		return "listpack"
+	}
+	return "hashtable"
+}
+
+// Clone implements Cloner (COPY).
+func (h *hashValue) Clone() any { return &hashValue{Hash: *h.Hash.Clone()} }
+
+// hashOf is the hash stored in a KindHash entry.
+func hashOf(e *keyspace.Entry) *hash.Hash { return &e.Obj.(*hashValue).Hash }
+
+// hashLimits are the node's current conversion thresholds.
+func (c *Call) hashLimits() hash.Limits {
+	g := c.S.group
+	return hash.Limits{MaxEntries: g.HashMaxListpackEntries.Load(), MaxValue: g.HashMaxListpackValue.Load()}
+}
+
+// readableHash looks key up for a read: its entry (nil when missing), or
+// false after replying WRONGTYPE.
+func (c *Call) readableHash(key []byte) (*keyspace.Entry, bool) {
+	e := c.Lookup(key)
+	if e != nil && e.Kind != keyspace.KindHash {
+		c.W.Error(ErrWrongType)
+		return e, false
+	}
+	return e, true
+}
+
+// writableHash returns key's hash for a write, creating an empty one when
+// missing (Redis's hashTypeLookupWriteOrCreate; the caller then stores at
+// least one field), or false after replying WRONGTYPE.
+func (c *Call) writableHash(key []byte) (*hash.Hash, bool) {
+	e := c.LookupWrite(key)
+	if e == nil {
+		e = c.Create(key, keyspace.KindHash)
+		v := &hashValue{}
+		e.Obj = v
+		return &v.Hash, true
+	}
+	if e.Kind != keyspace.KindHash {
+		c.W.Error(ErrWrongType)
+		return nil, false
+	}
+	return hashOf(e), true
+}
+
+// cmdHSet implements HSET (the number of new fields) and HMSET (+OK).
+func cmdHSet(c *Call) {
+	if len(c.Args)%2 == 1 {
+		c.W.Error("ERR wrong number of arguments for '" + c.Cmd.Spec.Name + "' command")
+		return
+	}
+	h, ok := c.writableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	lim := c.hashLimits()
+	var added int64
+	for i := 2; i < len(c.Args); i += 2 {
+		if h.Set(c.Args[i], c.Args[i+1], lim) {
+			added++
+		}
+	}
+	if c.Cmd.Spec.Name == "hmset" {
+		c.W.OK()
+	} else {
+		c.W.Int(added)
+	}
+}
+
+func cmdHSetNX(c *Call) {
+	h, ok := c.writableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if h.Has(c.Args[2]) {
+		c.W.Int(0)
+		return
+	}
+	h.Set(c.Args[2], c.Args[3], c.hashLimits())
+	c.W.Int(1)
+}
+
+func cmdHGet(c *Call) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e != nil {
+		if v, ok := hashOf(e).Get(c.Args[2]); ok {
+			c.W.BulkString(v)
+			return
+		}
+	}
+	c.W.Null()
+}
+
+// cmdHMGet replies one value or null per field (all null for a missing
+// key).
+func cmdHMGet(c *Call) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	fields := c.Args[2:]
+	c.W.Array(len(fields))
+	for _, f := range fields {
+		if e != nil {
+			if v, ok := hashOf(e).Get(f); ok {
+				c.W.BulkString(v)
+				continue
+			}
+		}
+		c.W.Null()
+	}
+}
+
+func cmdHGetAll(c *Call) { hashDump(c, true, true) }
+func cmdHKeys(c *Call)   { hashDump(c, true, false) }
+func cmdHVals(c *Call)   { hashDump(c, false, true) }
+
+// hashDump writes every field and/or value: a map for HGETALL (a flat
+// array in RESP2), an array for HKEYS and HVALS.
+func hashDump(c *Call, fields, values bool) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	n := 0
+	if e != nil {
+		n = hashOf(e).Len()
+	}
+	if fields && values {
+		c.W.Map(n)
+	} else {
+		c.W.Array(n)
+	}
+	if e == nil {
+		return
+	}
+	hashOf(e).Each(func(f, v string) bool {
+		if fields {
+			c.W.BulkString(f)
+		}
+		if values {
+			c.W.BulkString(v)
+		}
+		return true
+	})
+}
+
+// cmdHDel implements HDEL key field...: the number removed; deleting the
+// last field deletes the key.
+func cmdHDel(c *Call) {
+	key := c.Args[1]
+	e := c.LookupWrite(key)
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	if e.Kind != keyspace.KindHash {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	h := hashOf(e)
+	var n int64
+	for _, f := range c.Args[2:] {
+		if h.Delete(f) {
+			n++
+			if h.Len() == 0 {
+				c.Delete(key)
+				break
+			}
+		}
+	}
+	c.W.Int(n)
+}
+
+func cmdHExists(c *Call) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e != nil && hashOf(e).Has(c.Args[2]) {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
+	}
+}
+
+func cmdHLen(c *Call) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(hashOf(e).Len()))
+}
+
+func cmdHStrLen(c *Call) {
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e != nil {
+		if v, ok := hashOf(e).Get(c.Args[2]); ok {
+			c.W.Int(int64(len(v)))
+			return
+		}
+	}
+	c.W.Int(0)
+}
+
+// cmdHIncrBy implements HINCRBY key field increment.
+func cmdHIncrBy(c *Call) {
+	incr, ok := c.intArg(c.Args[3])
+	if !ok {
+		return
+	}
+	h, ok := c.writableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	var cur int64
+	if v, ok := h.Get(c.Args[2]); ok {
+		if cur, ok = parseInt([]byte(v)); !ok {
+			c.W.Error("ERR hash value is not an integer")
+			return
+		}
+	}
+	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) || (incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
+		c.W.Error(ErrOverflow)
+		return
+	}
+	cur += incr
+	var tmp [20]byte
+	h.SetString(c.Args[2], string(strconv.AppendInt(tmp[:0], cur, 10)), c.hashLimits())
+	c.W.Int(cur)
+}
+
+// cmdHIncrByFloat implements HINCRBYFLOAT key field increment with the
+// long double arithmetic INCRBYFLOAT uses (see strings_float.go).
+func cmdHIncrByFloat(c *Call) {
+	incr, st := parseLD(c.Args[3])
+	if st == ldInvalid {
+		c.W.Error(ErrNotFloat)
+		return
+	}
+	if st == ldInfinite {
+		c.W.Error("ERR value is NaN or Infinity")
+		return
+	}
+	h, ok := c.writableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	cur, curSt := ldFromInt64(0), ldOK
+	if v, ok := h.Get(c.Args[2]); ok {
+		cur, curSt = parseLD([]byte(v))
+		if curSt == ldInvalid {
+			c.W.Error("ERR hash value is not a float")
+			return
+		}
+	}
+	if curSt == ldInfinite {
+		c.W.Error("ERR increment would produce NaN or Infinity")
+		return
+	}
+	sum, ok := addLD(cur, incr)
+	if !ok {
+		c.W.Error("ERR increment would produce NaN or Infinity")
+		return
+	}
+	out := appendLDHuman(nil, sum)
+	h.SetString(c.Args[2], string(out), c.hashLimits())
+	c.W.Bulk(out)
+}
+
+// cmdHScan implements HSCAN key cursor [MATCH pattern] [COUNT count]. As
+// in Redis the cursor is checked first, then the key, then the options; a
+// compact hash is returned whole with cursor 0.
+func cmdHScan(c *Call) {
+	cursor, ok := parseCursor(c.Args[2])
+	if !ok {
+		c.W.Error("ERR invalid cursor")
+		return
+	}
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		c.W.Array(2)
+		c.W.BulkString("0")
+		c.W.Array(0)
+		return
+	}
+	count := int64(10)
+	var pattern []byte
+	args := c.Args
+	for i := 3; i < len(args); i += 2 {
+		opt := cstr(args[i])
+		if i+1 >= len(args) {
+			c.W.Error(ErrSyntax)
+			return
+		}
+		switch {
+		case eqFold(opt, "count"):
+			n, ok := c.intArg(args[i+1])
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+		case eqFold(opt, "match"):
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	var out []string
+	// Redis counts fields and values alike against COUNT.
+	next := hashOf(e).Scan(cursor, count/2+count%2, func(f, v string) {
+		if pattern == nil || keyspace.MatchKey(pattern, f, false) {
+			out = append(out, f, v)
+		}
+	})
+	var tmp [20]byte
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
+	c.W.Array(len(out))
+	for _, s := range out {
+		c.W.BulkString(s)
+	}
+}
+
+// cmdHRandField implements HRANDFIELD key [count [WITHVALUES]]. A
+// negative count may repeat fields and returns exactly -count of them; a
+// positive one returns distinct fields, at most the hash's size. With
+// WITHVALUES, RESP3 gets [field, value] pairs, RESP2 a flat array.
+func cmdHRandField(c *Call) {
+	if len(c.Args) < 3 {
+		e, ok := c.readableHash(c.Args[1])
+		if !ok {
+			return
+		}
+		if e == nil {
+			c.W.Null()
+			return
+		}
+		f, _ := hashOf(e).Random(c.S.rng)
+		c.W.BulkString(f)
+		return
+	}
+	n, ok := parseInt(c.Args[2])
+	if !ok {
+		c.W.Error(ErrNotInt)
+		return
+	}
+	if n == math.MinInt64 {
+		c.W.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	withValues := false
+	if len(c.Args) > 4 || (len(c.Args) == 4 && !eqFold(cstr(c.Args[3]), "withvalues")) {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	if len(c.Args) == 4 {
+		withValues = true
+		if n < -math.MaxInt64/2 || n > math.MaxInt64/2 {
+			c.W.Error("ERR value is out of range")
+			return
+		}
+	}
+	e, ok := c.readableHash(c.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil || n == 0 {
+		c.W.Array(0)
+		return
+	}
+	h := hashOf(e)
+	resp3 := c.W.Proto >= 3
+	emit := func(f, v string) {
+		if withValues && resp3 {
+			c.W.Array(2)
+		}
+		c.W.BulkString(f)
+		if withValues {
+			c.W.BulkString(v)
+		}
+	}
+	header := func(k int64) {
+		if withValues && !resp3 {
+			k *= 2
+		}
+		c.W.Array(int(k))
+	}
+	size := int64(h.Len())
+	switch {
+	case n < 0 || n == 1:
+		// Repeats allowed: draw every pick independently.
+		k := n
+		if k < 0 {
+			k = -k
+		}
+		header(k)
+		for ; k > 0; k-- {
+			emit(h.Random(c.S.rng))
+		}
+	case n >= size:
+		header(size)
+		h.Each(func(f, v string) bool { emit(f, v); return true })
+	default:
+		header(n)
+		h.RandomDistinct(c.S.rng, int(n), emit)
+	}
+}

@@ -1,0 +1,245 @@
+package shard_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// lhConn is a raw RESP connection returning each reply's exact bytes, so
+// list and hash tests see reply types as a client does.
+type lhConn struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func lhDial(t *testing.T, addr string, proto int) *lhConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	lc := &lhConn{t: t, c: c, r: bufio.NewReader(c)}
+	if proto == 3 {
+		require.True(t, strings.HasPrefix(lc.Do("HELLO", "3"), "%"))
+	}
+	return lc
+}
+
+// Do sends one command and returns its raw reply.
+func (lc *lhConn) Do(args ...string) string {
+	lc.t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	require.NoError(lc.t, lc.c.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := lc.c.Write(b.Bytes())
+	require.NoError(lc.t, err)
+	raw, err := lhRead(lc.r)
+	require.NoError(lc.t, err, "reply to %q", args)
+	return raw
+}
+
+// lhRead reads one complete RESP2/RESP3 reply verbatim.
+func lhRead(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	if len(line) < 3 {
+		return "", fmt.Errorf("short line %q", line)
+	}
+	out := line
+	head := line[1 : len(line)-2]
+	switch line[0] {
+	case '$', '=', '!':
+		n, err := strconv.Atoi(head)
+		if err != nil || n < 0 {
+			return out, err
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return out + string(buf), nil
+	case '*', '~', '>', '%', '|':
+		n, err := strconv.Atoi(head)
+		if err != nil || n < 0 {
+			return out, err
+		}
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			el, err := lhRead(r)
+			if err != nil {
+				return "", err
+			}
+			out += el
+		}
+	}
+	return out, nil
+}
+
+// lhElems splits an aggregate reply into its header line and raw elements
+// (a map's keys and values alternate).
+func lhElems(t *testing.T, raw string) (string, []string) {
+	t.Helper()
+	r := bufio.NewReader(strings.NewReader(raw))
+	head, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, "*~%", head[:1], "not an aggregate: %q", raw)
+	n, err := strconv.Atoi(head[1 : len(head)-2])
+	require.NoError(t, err, raw)
+	if head[0] == '%' {
+		n *= 2
+	}
+	var els []string
+	for i := 0; i < n; i++ {
+		el, err := lhRead(r)
+		require.NoError(t, err)
+		els = append(els, el)
+	}
+	return head, els
+}
+
+// lhSorted returns an aggregate reply with its elements sorted (for
+// replies whose order Redis leaves unspecified); errors pass through.
+func lhSorted(t *testing.T, raw string) string {
+	if raw[0] == '-' {
+		return raw
+	}
+	head, els := lhElems(t, raw)
+	sort.Strings(els)
+	return head + strings.Join(els, "")
+}
+
+// lhPairsSorted sorts a flat field/value reply (HGETALL) by pairs.
+func lhPairsSorted(t *testing.T, raw string) string {
+	if raw[0] == '-' {
+		return raw
+	}
+	head, els := lhElems(t, raw)
+	var pairs []string
+	for i := 0; i+1 < len(els); i += 2 {
+		pairs = append(pairs, els[i]+els[i+1])
+	}
+	sort.Strings(pairs)
+	return head + strings.Join(pairs, "")
+}
+
+// lhShape reduces a reply to its type and size: the header line and each
+// element's first byte (random replies are compared this way).
+func lhShape(t *testing.T, raw string) string {
+	switch raw[0] {
+	case '*', '~', '%':
+		head, els := lhElems(t, raw)
+		var b strings.Builder
+		b.WriteString(head)
+		for _, el := range els {
+			b.WriteString(lhShape(t, el))
+		}
+		return b.String()
+	case '$':
+		return "$"
+	}
+	return raw
+}
+
+// lhBulk decodes a bulk reply.
+func lhBulk(t *testing.T, raw string) string {
+	t.Helper()
+	require.Equal(t, byte('$'), raw[0], raw)
+	i := strings.Index(raw, "\r\n")
+	n, err := strconv.Atoi(raw[1:i])
+	require.NoError(t, err)
+	return raw[i+2 : i+2+n]
+}
+
+// lhScanAll runs HSCAN key to the end and returns every field with its
+// value, checking each step's shape.
+func lhScanAll(t *testing.T, lc *lhConn, key string, opts ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	cursor := "0"
+	for i := 0; ; i++ {
+		require.Less(t, i, 100000, "HSCAN does not terminate")
+		raw := lc.Do(append([]string{"HSCAN", key, cursor}, opts...)...)
+		head, els := lhElems(t, raw)
+		require.Equal(t, "*2\r\n", head, raw)
+		cursor = lhBulk(t, els[0])
+		ahead, kv := lhElems(t, els[1])
+		require.Equal(t, byte('*'), ahead[0])
+		require.Zero(t, len(kv)%2)
+		for j := 0; j < len(kv); j += 2 {
+			out[lhBulk(t, kv[j])] = lhBulk(t, kv[j+1])
+		}
+		if cursor == "0" {
+			return out
+		}
+	}
+}
+
+// lhRedis starts a real redis-server with the given extra arguments on a
+// free port; the test is skipped when none is installed.
+func lhRedis(t *testing.T, extra ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	port := nodetest.FreePort(t)
+	dir := t.TempDir()
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
+	cmd := exec.Command(bin, args...)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
+	}, "redis-server did not start")
+	return addr
+}
+
+// lhWords splits a script line into arguments: a word made of two single
+// quotes is an empty argument, and \0 inside a word is a NUL byte.
+func lhWords(line string) []string {
+	var args []string
+	for _, w := range strings.Fields(line) {
+		if w == "''" {
+			w = ""
+		}
+		w = strings.ReplaceAll(w, `\0`, "\x00")
+		args = append(args, w)
+	}
+	return args
+}
+
+// lhNode starts a node with several shard actors.
+func lhNode(t *testing.T) *nodetest.Node {
+	return nodetest.Start(t, "shard-actors", "4")
+}

@@ -1,0 +1,209 @@
+package shard
+
+// List commands over several keys: LMOVE, RPOPLPUSH and LMPOP. Their core
+// is written as "serve now" functions (popFirstNonEmpty, moveNow) that
+// either serve the request, replying, or report that nothing could be
+// popped without writing anything, so the blocking variants (BLPOP, BRPOP,
+// BLMPOP, BLMOVE, BRPOPLPUSH) can call the same code and park when it
+// returns false; a parked command is simply run again when its keys are
+// signalled.
+
+import (
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/netio/command"
+)
+
+func init() {
+	command.Register(
+		&command.Spec{Name: "lmove", Arity: 5, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
+			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "6.2.0",
+			Summary: "Pop an element from a list, push it to another list and return it",
+			Exec:    command.Shard, Handler: Handler(cmdLMove)},
+		&command.Spec{Name: "rpoplpush", Arity: 3, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
+			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "1.2.0",
+			Summary: "Remove the last element in a list, prepend it to another list and return it",
+			Exec:    command.Shard, Handler: Handler(cmdRPopLPush)},
+		&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
+			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "7.0.0",
+			Summary: "Pop elements from a list", Keys: numKeysAt(1),
+			Exec: command.Shard, Handler: Handler(cmdLMPop)},
+	)
+}
+
+// numKeysAt returns the key finder of commands shaped "cmd ... numkeys key
+// [key ...] ..." with numkeys at argument idx, following Redis's key-spec
+// rules: when numkeys is not a non-negative integer or names more keys than
+// there are arguments, the command has no keys (it then runs without a
+// slot, and its handler replies the argument error before touching any
+// key).
+func numKeysAt(idx int) func(args [][]byte) ([]int, error) {
+	return func(args [][]byte) ([]int, error) {
+		if idx >= len(args) {
+			return nil, nil
+		}
+		n, ok := parseInt(args[idx])
+		first := idx + 1
+		if !ok || n <= 0 || n > int64(len(args)-first) {
+			return nil, nil
+		}
+		keys := make([]int, n)
+		for i := range keys {
+			keys[i] = first + i
+		}
+		return keys, nil
+	}
+}
+
+// cmdLMove implements LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
+func cmdLMove(c *Call) {
+	from, ok := c.parseListEnd(c.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := c.parseListEnd(c.Args[4])
+	if !ok {
+		return
+	}
+	if !c.moveNow(c.Args[1], c.Args[2], from, to) {
+		c.W.Null()
+	}
+}
+
+// cmdRPopLPush implements RPOPLPUSH source destination.
+func cmdRPopLPush(c *Call) {
+	if !c.moveNow(c.Args[1], c.Args[2], listTail, listHead) {
+		c.W.Null()
+	}
+}
+
+// moveNow is the serve-now core of LMOVE, RPOPLPUSH, BLMOVE and
+// BRPOPLPUSH: it pops an element from src's end from and pushes it onto
+// dst's end to (creating dst), replying with the element. A source or
+// destination of another type is answered WRONGTYPE. It returns false,
+// having written nothing, when src is missing (so nothing can be served
+// yet).
+func (c *Call) moveNow(src, dst []byte, from, to listEnd) bool {
+	se, ok := c.writableList(src)
+	if !ok {
+		return true
+	}
+	if se == nil {
+		return false
+	}
+	de, ok := c.writableList(dst)
+	if !ok {
+		return true
+	}
+	sl := listOf(se)
+	v := pop(sl, from)
+	dl := sl // src == dst rotates the list
+	if de == nil {
+		dl = c.newList(dst)
+	} else if de != se {
+		dl = listOf(de)
+	}
+	push(dl, to, v)
+	c.deleteIfEmpty(src, sl)
+	c.W.BulkString(v)
+	return true
+}
+
+// popShape is the reply shape of the multi-key pops.
+type popShape uint8
+
+const (
+	// popKeyElement replies [key, element] (BLPOP, BRPOP).
+	popKeyElement popShape = iota
+	// popKeyElements replies [key, [element ...]] (LMPOP, BLMPOP).
+	popKeyElements
+)
+
+// popFirstNonEmpty is the serve-now core of LMPOP, BLPOP, BRPOP and
+// BLMPOP: it looks at keys in order and pops up to count elements from the
+// first non-empty list, replying in the given shape; the first existing key
+// holding another type gets WRONGTYPE. It returns false, having written
+// nothing, when every key is missing.
+func (c *Call) popFirstNonEmpty(keys [][]byte, end listEnd, count int64, shape popShape) bool {
+	for _, key := range keys {
+		e := c.LookupWrite(key)
+		if e == nil {
+			continue
+		}
+		if e.Kind != keyspace.KindList {
+			c.W.Error(ErrWrongType)
+			return true
+		}
+		l := listOf(e)
+		if l.Len() == 0 {
+			continue
+		}
+		c.W.Array(2)
+		c.W.Bulk(key)
+		if shape == popKeyElement {
+			c.W.BulkString(pop(l, end))
+		} else {
+			c.popRange(l, end, count)
+		}
+		c.deleteIfEmpty(key, l)
+		return true
+	}
+	return false
+}
+
+// mpopArgs are the parsed arguments of LMPOP/BLMPOP after numkeys.
+type mpopArgs struct {
+	keys  [][]byte
+	end   listEnd
+	count int64
+}
+
+// parseMPop parses "numkeys key [key ...] LEFT|RIGHT [COUNT count]" from
+// argument idx with Redis's checks and error texts, replying on error.
+func (c *Call) parseMPop(idx int) (mpopArgs, bool) {
+	var a mpopArgs
+	args := c.Args
+	n, ok := parseInt(args[idx])
+	if !ok || n < 1 {
+		c.W.Error("ERR numkeys should be greater than 0")
+		return a, false
+	}
+	whereIdx := int64(idx) + n + 1
+	if whereIdx >= int64(len(args)) || whereIdx < 0 {
+		c.W.Error(ErrSyntax)
+		return a, false
+	}
+	if a.end, ok = c.parseListEnd(args[whereIdx]); !ok {
+		return a, false
+	}
+	a.count = -1
+	for j := int(whereIdx) + 1; j < len(args); j++ {
+		if a.count == -1 && eqFold(cstr(args[j]), "count") && j+1 < len(args) {
+			j++
+			v, ok := parseInt(args[j])
+			if !ok || v < 1 {
+				c.W.Error("ERR count should be greater than 0")
+				return a, false
+			}
+			a.count = v
+			continue
+		}
+		c.W.Error(ErrSyntax)
+		return a, false
+	}
+	if a.count == -1 {
+		a.count = 1
+	}
+	a.keys = args[idx+1 : whereIdx]
+	return a, true
+}
+
+// cmdLMPop implements LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count].
+func cmdLMPop(c *Call) {
+	a, ok := c.parseMPop(1)
+	if !ok {
+		return
+	}
+	if !c.popFirstNonEmpty(a.keys, a.end, a.count, popKeyElements) {
+		c.W.NullArray()
+	}
+}

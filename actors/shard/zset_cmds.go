@@ -1,0 +1,427 @@
+package shard
+
+// Sorted sets, part 2: single-key commands (ZADD, ZINCRBY, ZREM, ZSCORE,
+// ZMSCORE, ZCARD, ZCOUNT, ZLEXCOUNT, ZRANK, ZREVRANK, ZREMRANGEBY*).
+
+import (
+	"math"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/netio/command"
+)
+
+func init() {
+	command.Register(
+		zsetSpec("zadd", -4, "Add one or more members to a sorted set, or update its score if it already exists",
+			"1.2.0", cmdZAdd, "write", "denyoom", "fast"),
+		zsetSpec("zincrby", 4, "Increment the score of a member in a sorted set", "1.2.0", cmdZIncrBy,
+			"write", "denyoom", "fast"),
+		zsetSpec("zrem", -3, "Remove one or more members from a sorted set", "1.2.0", cmdZRem, "write", "fast"),
+		zsetSpec("zscore", 3, "Get the score associated with the given member in a sorted set", "1.2.0", cmdZScore,
+			"readonly", "fast"),
+		zsetSpec("zmscore", -3, "Get the score associated with the given members in a sorted set", "6.2.0",
+			cmdZMScore, "readonly", "fast"),
+		zsetSpec("zcard", 2, "Get the number of members in a sorted set", "1.2.0", cmdZCard, "readonly", "fast"),
+		zsetSpec("zcount", 4, "Count the members in a sorted set with scores within the given values", "2.0.0",
+			cmdZCount, "readonly", "fast"),
+		zsetSpec("zlexcount", 4, "Count the number of members in a sorted set between a given lexicographical range",
+			"2.8.9", cmdZLexCount, "readonly", "fast"),
+		zsetSpec("zrank", 3, "Determine the index of a member in a sorted set", "2.0.0", cmdZRank,
+			"readonly", "fast"),
+		zsetSpec("zrevrank", 3, "Determine the index of a member in a sorted set, with scores ordered from high to low",
+			"2.0.0", cmdZRevRank, "readonly", "fast"),
+		zsetSpec("zremrangebyrank", 4, "Remove all members in a sorted set within the given indexes", "2.0.0",
+			cmdZRemRangeByRank, "write"),
+		zsetSpec("zremrangebyscore", 4, "Remove all members in a sorted set within the given scores", "1.2.0",
+			cmdZRemRangeByScore, "write"),
+		zsetSpec("zremrangebylex", 4, "Remove all members in a sorted set between the given lexicographical range",
+			"2.8.9", cmdZRemRangeByLex, "write"),
+	)
+}
+
+// ZADD option flags.
+const (
+	zaddNX = 1 << iota
+	zaddXX
+	zaddGT
+	zaddLT
+	zaddIncr
+)
+
+// zaddResult says what zsetAdd did with one member.
+type zaddResult uint8
+
+const (
+	zaddNop zaddResult = iota
+	zaddAdded
+	zaddUpdated
+	zaddSame // processed, score unchanged
+	zaddNaN
+)
+
+// cmdZAdd implements ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ...
+func cmdZAdd(c *Call) { c.zadd(0) }
+
+// cmdZIncrBy is ZADD with INCR (Redis runs the same code, options parsing
+// included).
+func cmdZIncrBy(c *Call) { c.zadd(zaddIncr) }
+
+func (c *Call) zadd(flags int) {
+	args := c.Args
+	ch := false
+	i := 2
+	for ; i < len(args); i++ {
+		o := cstr(args[i])
+		switch {
+		case eqFold(o, "nx"):
+			flags |= zaddNX
+		case eqFold(o, "xx"):
+			flags |= zaddXX
+		case eqFold(o, "ch"):
+			ch = true
+		case eqFold(o, "incr"):
+			flags |= zaddIncr
+		case eqFold(o, "gt"):
+			flags |= zaddGT
+		case eqFold(o, "lt"):
+			flags |= zaddLT
+		default:
+			goto parsed
+		}
+	}
+parsed:
+	pairs := len(args) - i
+	if pairs == 0 || pairs%2 != 0 {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	pairs /= 2
+	nx, xx, gt, lt, incr := flags&zaddNX != 0, flags&zaddXX != 0, flags&zaddGT != 0, flags&zaddLT != 0,
+		flags&zaddIncr != 0
+	switch {
+	case nx && xx:
+		c.W.Error("ERR XX and NX options at the same time are not compatible")
+		return
+	case (gt && nx) || (lt && nx) || (gt && lt):
+		c.W.Error("ERR GT, LT, and/or NX options at the same time are not compatible")
+		return
+	case incr && pairs > 1:
+		c.W.Error("ERR INCR option supports a single increment-element pair")
+		return
+	}
+	scores := make([]float64, pairs)
+	for j := range scores {
+		v, ok := parseScoreArg(args[i+2*j])
+		if !ok {
+			c.W.Error(ErrNotFloat)
+			return
+		}
+		scores[j] = v
+	}
+	key := args[1]
+	e, z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	var added, updated, processed int64
+	var score float64
+	defer func() {
+		if added+updated == 0 {
+			c.Unchanged()
+		}
+	}()
+	if e == nil && !xx {
+		compact := c.zsetMaxEntries() != 0 && int64(len(args[i+1])) <= c.zsetMaxValue()
+		z = zset.New(compact)
+		c.Create(key, keyspace.KindZSet).Obj = z
+	}
+	if z != nil {
+		for j, s := range scores {
+			res, ns := c.zsetAdd(z, args[i+1+2*j], s, flags)
+			switch res {
+			case zaddNaN:
+				c.W.Error(errZNaN)
+				return
+			case zaddAdded:
+				added++
+			case zaddUpdated:
+				updated++
+			}
+			if res != zaddNop {
+				processed++
+			}
+			score = ns
+		}
+	}
+	switch {
+	case incr && processed > 0:
+		c.writeScore(score)
+	case incr:
+		c.W.Null()
+	case ch:
+		c.W.Int(added + updated)
+	default:
+		c.W.Int(added)
+	}
+}
+
+// zsetAdd adds or updates one member under the ZADD flags and returns what
+// happened with the member's new score. Growing a listpack-encoded set
+// past zset-max-listpack-entries, or adding a member longer than
+// zset-max-listpack-value, converts it for good.
+func (c *Call) zsetAdd(z *zset.ZSet, member []byte, score float64, flags int) (zaddResult, float64) {
+	if n := z.Get(member); n != nil {
+		if flags&zaddNX != 0 {
+			return zaddNop, 0
+		}
+		cur := n.Score()
+		if flags&zaddIncr != 0 {
+			score += cur
+			if math.IsNaN(score) {
+				return zaddNaN, 0
+			}
+		}
+		if (flags&zaddLT != 0 && score >= cur) || (flags&zaddGT != 0 && score <= cur) {
+			return zaddNop, 0
+		}
+		if score == cur {
+			return zaddSame, score
+		}
+		z.SetScore(n, score)
+		return zaddUpdated, score
+	}
+	if flags&zaddXX != 0 {
+		return zaddNop, 0
+	}
+	if z.Compact && !c.zsetCompactOK(z.Len()+1, len(member)) {
+		z.Compact = false
+	}
+	z.Add(member, score)
+	return zaddAdded, score
+}
+
+func cmdZRem(c *Call) {
+	key := c.Args[1]
+	e, z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	removed := int64(0)
+	if e != nil {
+		for _, m := range c.Args[2:] {
+			if z.Delete(m) {
+				removed++
+			}
+			if z.Len() == 0 {
+				c.Delete(key)
+				break
+			}
+		}
+	}
+	if removed == 0 {
+		c.Unchanged()
+	}
+	c.W.Int(removed)
+}
+
+func cmdZScore(c *Call) {
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	if s, found := z.Score(c.Args[2]); found {
+		c.writeScore(s)
+	} else {
+		c.W.Null()
+	}
+}
+
+// cmdZMScore treats a missing key as an empty set.
+func cmdZMScore(c *Call) {
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, m := range c.Args[2:] {
+		if z == nil {
+			c.W.Null()
+			continue
+		}
+		if s, found := z.Score(m); found {
+			c.writeScore(s)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+func cmdZCard(c *Call) {
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.Len()))
+}
+
+func cmdZCount(c *Call) {
+	r, ok := parseScoreRange(c.Args[2], c.Args[3])
+	if !ok {
+		c.W.Error(errZMinMax)
+		return
+	}
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.CountInRange(r)))
+}
+
+func cmdZLexCount(c *Call) {
+	r, ok := parseLexRange(c.Args[2], c.Args[3])
+	if !ok {
+		c.W.Error(errZLexRange)
+		return
+	}
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.CountInLex(r)))
+}
+
+func cmdZRank(c *Call)    { c.zrank(false) }
+func cmdZRevRank(c *Call) { c.zrank(true) }
+
+func (c *Call) zrank(rev bool) {
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	r, found := z.Rank(c.Args[2])
+	if !found {
+		c.W.Null()
+		return
+	}
+	if rev {
+		r = z.Len() - 1 - r
+	}
+	c.W.Int(int64(r))
+}
+
+// Kinds of range (ZRANGE's BYSCORE / BYLEX, or by position).
+const (
+	zrangeAuto = iota
+	zrangeRank
+	zrangeScore
+	zrangeLex
+)
+
+func cmdZRemRangeByRank(c *Call)  { c.zremrange(zrangeRank) }
+func cmdZRemRangeByScore(c *Call) { c.zremrange(zrangeScore) }
+func cmdZRemRangeByLex(c *Call)   { c.zremrange(zrangeLex) }
+
+// zremrange implements ZREMRANGEBYRANK / BYSCORE / BYLEX: the range is
+// parsed before the key is looked at.
+func (c *Call) zremrange(kind int) {
+	var (
+		start, end int64
+		sr         zset.ScoreRange
+		lr         zset.LexRange
+		ok         bool
+	)
+	switch kind {
+	case zrangeRank:
+		var ok2 bool
+		start, ok = parseInt(c.Args[2])
+		end, ok2 = parseInt(c.Args[3])
+		if !ok || !ok2 {
+			c.W.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		if sr, ok = parseScoreRange(c.Args[2], c.Args[3]); !ok {
+			c.W.Error(errZMinMax)
+			return
+		}
+	default:
+		if lr, ok = parseLexRange(c.Args[2], c.Args[3]); !ok {
+			c.W.Error(errZLexRange)
+			return
+		}
+	}
+	key := c.Args[1]
+	e, z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	if e == nil {
+		c.Unchanged()
+		c.W.Int(0)
+		return
+	}
+	var removed int
+	switch kind {
+	case zrangeRank:
+		s, en, empty := clampRanks(start, end, int64(z.Len()))
+		if empty {
+			c.Unchanged()
+			c.W.Int(0)
+			return
+		}
+		removed = z.DeleteRangeByRank(int(s), int(en))
+	case zrangeScore:
+		removed = z.DeleteRangeByScore(sr)
+	default:
+		removed = z.DeleteRangeByLex(lr)
+	}
+	if z.Len() == 0 {
+		c.Delete(key)
+	}
+	if removed == 0 {
+		c.Unchanged()
+	}
+	c.W.Int(int64(removed))
+}
+
+// clampRanks turns start/end (negative from the end) into a valid 0-based
+// inclusive range of a collection of n elements, or reports it empty.
+func clampRanks(start, end, n int64) (int64, int64, bool) {
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if start > end || start >= n {
+		return 0, 0, true
+	}
+	if end >= n {
+		end = n - 1
+	}
+	return start, end, false
+}

@@ -1,0 +1,339 @@
+package shard
+
+// Sorted sets, part 5: ZPOPMIN, ZPOPMAX, ZMPOP, ZRANDMEMBER and ZSCAN.
+//
+// The pops are built around zpopTry, which pops from the first non-empty
+// key or reports that there was nothing to pop without writing a reply:
+// the blocking forms (BZPOPMIN, BZPOPMAX, BZMPOP) can call it when a client
+// arrives and again whenever one of its keys may have been filled.
+
+import (
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+func init() {
+	command.Register(
+		zsetSpec("zpopmin", -2, "Remove and return members with the lowest scores in a sorted set", "5.0.0",
+			cmdZPopMin, "write", "fast"),
+		zsetSpec("zpopmax", -2, "Remove and return members with the highest scores in a sorted set", "5.0.0",
+			cmdZPopMax, "write", "fast"),
+		numkeysSpec(zsetSpec("zmpop", -4, "Remove and return members with scores in a sorted set", "7.0.0",
+			cmdZMPop, "write", "movablekeys"), 1, func(args [][]byte) (int, string) {
+			return zmpopNumkeys(args, 1)
+		}),
+		szTips(zsetSpec("zrandmember", -2, "Get one or multiple random elements from a sorted set", "6.2.0",
+			cmdZRandMember, "readonly"), "nondeterministic_output"),
+		szTips(zsetSpec("zscan", -3, "Incrementally iterate sorted sets elements and associated scores", "2.8.0",
+			cmdZScan, "readonly"), "nondeterministic_output"),
+	)
+}
+
+// ZPopShape selects the reply layout of a pop.
+type ZPopShape uint8
+
+const (
+	// ZPopFlat is [member, score, ...] (ZPOPMIN/ZPOPMAX in RESP2, or
+	// without a count).
+	ZPopFlat ZPopShape = iota
+	// ZPopPairs is [[member, score], ...] (ZPOPMIN/ZPOPMAX with a count in
+	// RESP3).
+	ZPopPairs
+	// ZPopKeyFlat is [key, member, score, ...] (BZPOPMIN/BZPOPMAX).
+	ZPopKeyFlat
+	// ZPopKeyPairs is [key, [[member, score], ...]] (ZMPOP/BZMPOP).
+	ZPopKeyPairs
+)
+
+// zpopTry pops up to count members (count ≥ 1) from the lowest (or, with
+// max, the highest) end of the first of keys that exists, writing the reply
+// in the given shape and deleting the key once empty. It returns false,
+// having written nothing, when no key exists. A key of another type ends
+// the search with WRONGTYPE (true).
+func (c *Call) zpopTry(keys [][]byte, max bool, count int64, shape ZPopShape) bool {
+	for _, key := range keys {
+		e, z, ok := c.zsetWrite(key)
+		if !ok {
+			return true
+		}
+		if e == nil {
+			continue
+		}
+		c.zpopFrom(key, z, max, count, shape)
+		return true
+	}
+	return false
+}
+
+// zpopFrom pops from z, stored under key. Only that key counts as
+// modified, not the other keys a ZMPOP names.
+func (c *Call) zpopFrom(key []byte, z *zset.ZSet, max bool, count int64, shape ZPopShape) {
+	c.Unchanged()
+	c.Signal(key)
+	n := min(count, int64(z.Len()))
+	switch shape {
+	case ZPopFlat:
+		c.W.Array(int(2 * n))
+	case ZPopPairs:
+		c.W.Array(int(n))
+	case ZPopKeyFlat:
+		c.W.Array(int(2*n + 1))
+		c.W.Bulk(key)
+	case ZPopKeyPairs:
+		c.W.Array(2)
+		c.W.Bulk(key)
+		c.W.Array(int(n))
+	}
+	pairs := shape == ZPopPairs || shape == ZPopKeyPairs
+	for i := int64(0); i < n; i++ {
+		x := z.First()
+		if max {
+			x = z.Last()
+		}
+		z.DeleteNode(x)
+		if pairs {
+			c.W.Array(2)
+		}
+		c.W.BulkString(x.Member())
+		c.writeScore(x.Score())
+	}
+	if z.Len() == 0 {
+		c.Delete(key)
+	}
+}
+
+func cmdZPopMin(c *Call) { c.zpopMinMax(false) }
+func cmdZPopMax(c *Call) { c.zpopMinMax(true) }
+
+// zpopMinMax implements ZPOPMIN/ZPOPMAX key [count].
+func (c *Call) zpopMinMax(max bool) {
+	if len(c.Args) > 3 {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	count, shape := int64(1), ZPopFlat
+	if len(c.Args) == 3 {
+		n, ok := parseInt(c.Args[2])
+		if !ok || n < 0 {
+			c.W.Error(errMustBePositive)
+			return
+		}
+		count = n
+		if c.W.Proto >= 3 {
+			shape = ZPopPairs
+		}
+	}
+	key := c.Args[1]
+	e, z, ok := c.zsetWrite(key)
+	if !ok {
+		return
+	}
+	if e == nil || count == 0 {
+		c.Unchanged()
+		c.W.Array(0)
+		return
+	}
+	c.zpopFrom(key, z, max, count, shape)
+}
+
+// zmpopNumkeys validates ZMPOP/BZMPOP's numkeys (at index at): at least
+// one key, and room for MIN|MAX after the keys.
+func zmpopNumkeys(args [][]byte, at int) (int, string) {
+	n, ok := parseInt(args[at])
+	if !ok || n < 1 {
+		return 0, "ERR numkeys should be greater than 0"
+	}
+	if n >= int64(len(args)-at-1) {
+		return 0, ErrSyntax
+	}
+	return int(n), ""
+}
+
+// ZMPopArgs are the parsed arguments of ZMPOP / BZMPOP after numkeys.
+type ZMPopArgs struct {
+	Keys  [][]byte
+	Max   bool
+	Count int64
+}
+
+// ParseZMPop parses numkeys key [key ...] MIN|MAX [COUNT count], numkeys
+// being argument at; on error it writes the reply and returns false.
+func (c *Call) ParseZMPop(at int) (ZMPopArgs, bool) {
+	var a ZMPopArgs
+	n, msg := zmpopNumkeys(c.Args, at)
+	if msg != "" {
+		c.W.Error(msg)
+		return a, false
+	}
+	a.Keys = c.Args[at+1 : at+1+n]
+	where := at + 1 + n
+	switch w := cstr(c.Args[where]); {
+	case eqFold(w, "min"):
+	case eqFold(w, "max"):
+		a.Max = true
+	default:
+		c.W.Error(ErrSyntax)
+		return a, false
+	}
+	a.Count = -1
+	for j := where + 1; j < len(c.Args); j++ {
+		if a.Count == -1 && eqFold(cstr(c.Args[j]), "count") && j+1 < len(c.Args) {
+			j++
+			v, ok := parseInt(c.Args[j])
+			if !ok || v < 1 {
+				c.W.Error("ERR count should be greater than 0")
+				return a, false
+			}
+			a.Count = v
+			continue
+		}
+		c.W.Error(ErrSyntax)
+		return a, false
+	}
+	if a.Count == -1 {
+		a.Count = 1
+	}
+	return a, true
+}
+
+// cmdZMPop implements ZMPOP numkeys key [key ...] MIN|MAX [COUNT count].
+func cmdZMPop(c *Call) {
+	a, ok := c.ParseZMPop(1)
+	if !ok {
+		return
+	}
+	if !c.zpopTry(a.Keys, a.Max, a.Count, ZPopKeyPairs) {
+		c.Unchanged()
+		c.W.NullArray()
+	}
+}
+
+// cmdZRandMember implements ZRANDMEMBER key [count [WITHSCORES]].
+func cmdZRandMember(c *Call) {
+	key := c.Args[1]
+	if len(c.Args) == 2 {
+		z, ok := c.zsetRead(key)
+		if !ok {
+			return
+		}
+		if z == nil {
+			c.W.Null()
+			return
+		}
+		c.W.BulkString(z.Random(c.S.rng).Member())
+		return
+	}
+	n, ok := parseRandCount(c, c.Args[2])
+	if !ok {
+		return
+	}
+	ws := false
+	if len(c.Args) > 4 || (len(c.Args) == 4 && !eqFold(cstr(c.Args[3]), "withscores")) {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	if len(c.Args) == 4 {
+		ws = true
+		if n < -(1<<62) || n > 1<<62-1 { // beyond ±LONG_MAX/2
+			c.W.Error(errOutOfRange)
+			return
+		}
+	}
+	z, ok := c.zsetRead(key)
+	if !ok {
+		return
+	}
+	if z == nil || n == 0 {
+		c.W.Array(0)
+		return
+	}
+	pairs := c.W.Proto >= 3
+	if n < 0 || n == 1 {
+		if n < 0 {
+			n = -n
+		}
+		if n > maxRandomReply {
+			c.W.Error(errOutOfRange)
+			return
+		}
+		c.writeScoredHeader(int(n), ws)
+		for i := int64(0); i < n; i++ {
+			x := z.Random(c.S.rng)
+			c.writeScoredItem(x.Member(), x.Score(), ws, pairs)
+		}
+		return
+	}
+	if n >= int64(z.Len()) {
+		c.writeScoredHeader(z.Len(), ws)
+		for x := z.First(); x != nil; x = x.Next() {
+			c.writeScoredItem(x.Member(), x.Score(), ws, pairs)
+		}
+		return
+	}
+	ms := randomDistinct(c, z.Len(), int(n), func() string { return z.Random(c.S.rng).Member() },
+		func() []string {
+			all := make([]string, 0, z.Len())
+			for x := z.First(); x != nil; x = x.Next() {
+				all = append(all, x.Member())
+			}
+			return all
+		})
+	c.writeScoredHeader(len(ms), ws)
+	for _, m := range ms {
+		s, _ := z.Score([]byte(m))
+		c.writeScoredItem(m, s, ws, pairs)
+	}
+}
+
+// cmdZScan implements ZSCAN key cursor [MATCH pattern] [COUNT count]. A
+// listpack-encoded set is returned whole, in order, with the scores as the
+// listpack spells them; a bigger one is walked through its member hash.
+func cmdZScan(c *Call) {
+	cur, ok := scanCursor(c)
+	if !ok {
+		return
+	}
+	z, ok := c.zsetRead(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.writeEmptyScan()
+		return
+	}
+	o, ok := parseCollScan(c)
+	if !ok {
+		return
+	}
+	var items []string
+	keep := func(m string) bool {
+		return o.pattern == nil || keyspace.MatchKey(o.pattern, m, false)
+	}
+	if z.Compact {
+		for x := z.First(); x != nil; x = x.Next() {
+			if keep(x.Member()) {
+				items = append(items, x.Member(), string(appendD2S(nil, x.Score())))
+			}
+		}
+		c.writeScanReply(0, items)
+		return
+	}
+	var members []string
+	var scores []float64
+	cur = scanSteps(cur, o.count, 2, func() int { return len(members) }, func(cur uint64) uint64 {
+		return z.Scan(cur, func(m string, s float64) {
+			members = append(members, m)
+			scores = append(scores, s)
+		})
+	})
+	var buf []byte
+	for i, m := range members {
+		if keep(m) {
+			buf = resp.AppendFloat(buf[:0], scores[i])
+			items = append(items, m, string(buf))
+		}
+	}
+	c.writeScanReply(cur, items)
+}

@@ -1,0 +1,254 @@
+package shard
+
+// Sorted sets, part 3: ZRANGE and ZRANGESTORE with BYSCORE / BYLEX / REV /
+// LIMIT / WITHSCORES, and the older ZRANGEBYSCORE, ZREVRANGEBYSCORE,
+// ZRANGEBYLEX, ZREVRANGEBYLEX and ZREVRANGE, which are the same code with
+// the range kind or direction fixed (so the options they reject are the
+// ones Redis rejects).
+
+import (
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/netio/command"
+)
+
+func init() {
+	command.Register(
+		zsetSpec("zrange", -4, "Return a range of members in a sorted set", "1.2.0", cmdZRange, "readonly"),
+		szKeys(zsetSpec("zrangestore", -5, "Store a range of members from sorted set into another key", "6.2.0",
+			cmdZRangeStore, "write", "denyoom"), 1, 2, 1),
+		zsetSpec("zrangebyscore", -4, "Return a range of members in a sorted set, by score", "1.0.5",
+			cmdZRangeByScore, "readonly"),
+		zsetSpec("zrevrangebyscore", -4,
+			"Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0",
+			cmdZRevRangeByScore, "readonly"),
+		zsetSpec("zrangebylex", -4, "Return a range of members in a sorted set, by lexicographical range", "2.8.9",
+			cmdZRangeByLex, "readonly"),
+		zsetSpec("zrevrangebylex", -4,
+			"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.",
+			"2.8.9", cmdZRevRangeByLex, "readonly"),
+		zsetSpec("zrevrange", -4,
+			"Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0",
+			cmdZRevRange, "readonly"),
+	)
+}
+
+// Range directions.
+const (
+	zdirAuto = iota
+	zdirForward
+	zdirReverse
+)
+
+func cmdZRange(c *Call)      { c.zrange(1, false, zrangeAuto, zdirAuto) }
+func cmdZRangeStore(c *Call) { c.zrange(2, true, zrangeAuto, zdirAuto) }
+func cmdZRangeByScore(c *Call) {
+	c.zrange(1, false, zrangeScore, zdirForward)
+}
+func cmdZRevRangeByScore(c *Call) {
+	c.zrange(1, false, zrangeScore, zdirReverse)
+}
+func cmdZRangeByLex(c *Call)    { c.zrange(1, false, zrangeLex, zdirForward) }
+func cmdZRevRangeByLex(c *Call) { c.zrange(1, false, zrangeLex, zdirReverse) }
+func cmdZRevRange(c *Call)      { c.zrange(1, false, zrangeRank, zdirReverse) }
+
+// zrange is the common body: src is the index of the source key (the
+// destination, for store, is argument 1).
+func (c *Call) zrange(src int, store bool, kind, dir int) {
+	args := c.Args
+	ws := false
+	offset, limit := int64(0), int64(-1)
+	for j := src + 3; j < len(args); j++ {
+		a := cstr(args[j])
+		left := len(args) - j - 1
+		switch {
+		case !store && eqFold(a, "withscores"):
+			ws = true
+		case eqFold(a, "limit") && left >= 2:
+			var ok1, ok2 bool
+			offset, ok1 = parseInt(args[j+1])
+			if ok1 {
+				limit, ok2 = parseInt(args[j+2])
+			}
+			if !ok1 || !ok2 {
+				c.W.Error(ErrNotInt)
+				return
+			}
+			j += 2
+		case dir == zdirAuto && eqFold(a, "rev"):
+			dir = zdirReverse
+		case kind == zrangeAuto && eqFold(a, "bylex"):
+			kind = zrangeLex
+		case kind == zrangeAuto && eqFold(a, "byscore"):
+			kind = zrangeScore
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if dir == zdirAuto {
+		dir = zdirForward
+	}
+	if kind == zrangeAuto {
+		kind = zrangeRank
+	}
+	if limit != -1 && kind == zrangeRank {
+		c.W.Error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+		return
+	}
+	if ws && kind == zrangeLex {
+		c.W.Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+		return
+	}
+	rev := dir == zdirReverse
+	minArg, maxArg := args[src+1], args[src+2]
+	if rev && kind != zrangeRank {
+		minArg, maxArg = maxArg, minArg // given as max, min
+	}
+	var (
+		start, end int64
+		sr         zset.ScoreRange
+		lr         zset.LexRange
+		ok         bool
+	)
+	switch kind {
+	case zrangeRank:
+		var ok2 bool
+		start, ok = parseInt(minArg)
+		if ok {
+			end, ok2 = parseInt(maxArg)
+		}
+		if !ok || !ok2 {
+			c.W.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		if sr, ok = parseScoreRange(minArg, maxArg); !ok {
+			c.W.Error(errZMinMax)
+			return
+		}
+	default:
+		if lr, ok = parseLexRange(minArg, maxArg); !ok {
+			c.W.Error(errZLexRange)
+			return
+		}
+	}
+	z, ok := c.zsetRead(args[src])
+	if !ok {
+		return
+	}
+	var nodes []*zset.Node
+	sizeHint := -1 // Redis sizes a ZRANGESTORE result up front only by rank
+	if z != nil {
+		switch kind {
+		case zrangeRank:
+			nodes = zrangeByRank(z, start, end, rev)
+			sizeHint = len(nodes)
+		case zrangeScore:
+			nodes = zrangeByScore(z, sr, offset, limit, rev)
+		default:
+			nodes = zrangeByLex(z, lr, offset, limit, rev)
+		}
+	}
+	if store {
+		c.zrangeStore(args[1], nodes, sizeHint)
+		return
+	}
+	c.writeNodes(nodes, ws)
+}
+
+// zrangeStore writes a ZRANGESTORE result as Redis builds it: the
+// destination starts as a listpack unless the rank range alone is too long,
+// and converts as members are added.
+func (c *Call) zrangeStore(dst []byte, nodes []*zset.Node, sizeHint int) {
+	if len(nodes) == 0 {
+		c.szDeleteDst(dst)
+		c.W.Int(0)
+		return
+	}
+	z := zset.New(int64(sizeHint) <= c.zsetMaxEntries())
+	for _, n := range nodes {
+		c.zsetAdd(z, []byte(n.Member()), n.Score(), 0)
+	}
+	c.szStoreDst(dst, keyspace.KindZSet, z)
+	c.W.Int(int64(z.Len()))
+}
+
+// zrangeByRank lists positions start..end (negative from the end).
+func zrangeByRank(z *zset.ZSet, start, end int64, rev bool) []*zset.Node {
+	n := int64(z.Len())
+	s, e, empty := clampRanks(start, end, n)
+	if empty {
+		return nil
+	}
+	out := make([]*zset.Node, 0, e-s+1)
+	if rev {
+		for x := z.ByRank(int(n - 1 - s)); x != nil && len(out) < cap(out); x = x.Prev() {
+			out = append(out, x)
+		}
+		return out
+	}
+	for x := z.ByRank(int(s)); x != nil && len(out) < cap(out); x = x.Next() {
+		out = append(out, x)
+	}
+	return out
+}
+
+// zrangeByScore lists the members in r after skipping offset of them, at
+// most limit (negative: no limit). A negative offset yields nothing, as in
+// Redis.
+func zrangeByScore(z *zset.ZSet, r zset.ScoreRange, offset, limit int64, rev bool) []*zset.Node {
+	if offset < 0 || (offset > 0 && offset >= int64(z.Len())) {
+		return nil
+	}
+	var x *zset.Node
+	if rev {
+		x = z.LastInRange(r)
+	} else {
+		x = z.FirstInRange(r)
+	}
+	var out []*zset.Node
+	for ; x != nil && offset > 0; offset-- {
+		x = zstep(x, rev)
+	}
+	for ; x != nil && limit != 0; limit-- {
+		if (rev && !r.GteMin(x.Score())) || (!rev && !r.LteMax(x.Score())) {
+			break
+		}
+		out = append(out, x)
+		x = zstep(x, rev)
+	}
+	return out
+}
+
+// zrangeByLex is zrangeByScore for a lex range.
+func zrangeByLex(z *zset.ZSet, r zset.LexRange, offset, limit int64, rev bool) []*zset.Node {
+	if offset < 0 {
+		return nil
+	}
+	var x *zset.Node
+	if rev {
+		x = z.LastInLex(r)
+	} else {
+		x = z.FirstInLex(r)
+	}
+	var out []*zset.Node
+	for ; x != nil && offset > 0; offset-- {
+		x = zstep(x, rev)
+	}
+	for ; x != nil && limit != 0; limit-- {
+		if (rev && !r.GteMin(x.Member())) || (!rev && !r.LteMax(x.Member())) {
+			break
+		}
+		out = append(out, x)
+		x = zstep(x, rev)
+	}
+	return out
+}
+
+func zstep(x *zset.Node, rev bool) *zset.Node {
+	if rev {
+		return x.Prev()
+	}
+	return x.Next()
+}

@@ -1,0 +1,114 @@
+package netio_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/actors/trace"
+)
+
+func TestTime(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		tm, err := n.Client(t, proto).Time(ctx).Result()
+		require.NoError(t, err)
+		require.WithinDuration(t, time.Now(), tm, time.Minute)
+	}
+	w := dialWire(t, n.Addr)
+	r := w.do("TIME")
+	parts := strings.Split(r, "\r\n")
+	require.Equal(t, "*2", parts[0], r)
+	usec, err := strconv.Atoi(parts[4])
+	require.NoError(t, err)
+	require.Less(t, usec, 1000000)
+	require.Equal(t, "-ERR wrong number of arguments for 'time' command\r\n", w.do("TIME", "x"))
+}
+
+func TestDebugDisabledByDefault(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "+
+		"you can run it from a local connection, otherwise you need to set this option in the configuration file, "+
+		"and then restart the server.\r\n", w.do("DEBUG", "SLEEP", "0"))
+
+	local := nodetest.Start(t, "enable-debug-command", "local")
+	require.Equal(t, "+OK\r\n", dialWire(t, local.Addr).do("DEBUG", "SLEEP", "0"))
+}
+
+func TestDebug(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t, "enable-debug-command", "yes")
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "+OK\r\n", w.do("DEBUG", "SLEEP", "0"))
+	require.Equal(t, "+OK\r\n", w.do("DEBUG", "SLEEP", "-1"))
+	require.Equal(t, "+OK\r\n", w.do("DEBUG", "SLEEP", "x"))
+	require.Equal(t, "-ERR wrong number of arguments for 'debug' command\r\n", w.do("DEBUG"))
+	require.Equal(t, "-ERR unknown subcommand or wrong number of arguments for 'FOO'. Try DEBUG HELP.\r\n",
+		w.do("DEBUG", "FOO"))
+	require.Equal(t, "-ERR unknown subcommand or wrong number of arguments for 'SLEEP'. Try DEBUG HELP.\r\n",
+		w.do("DEBUG", "SLEEP"))
+	help := w.do("DEBUG", "HELP")
+	require.Contains(t, help, "+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n")
+	require.Contains(t, help, "+SLEEP <seconds>\r\n")
+	require.Contains(t, help, "+TRACE [<count>]\r\n")
+
+	// DEBUG SLEEP delays only its own connection: the loop keeps serving
+	// others, and the sleeping connection's later replies wait their turn.
+	w.write("*3\r\n$5\r\nDEBUG\r\n$5\r\nSLEEP\r\n$3\r\n0.5\r\n*1\r\n$4\r\nPING\r\n")
+	other := dialWire(t, n.Addr)
+	for i := 0; i < 20; i++ {
+		require.Equal(t, "+PONG\r\n", other.do("PING"))
+	}
+	require.Equal(t, "+OK\r\n", w.read())
+	require.Equal(t, "+PONG\r\n", w.read())
+}
+
+func TestDebugTrace(t *testing.T) {
+	n := nodetest.Start(t, "enable-debug-command", "yes")
+	t.Cleanup(func() { trace.Configure("") })
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "trace-actors", "shard"))
+	trace.Reset()
+	for i := 0; i < 3; i++ {
+		require.Equal(t, "+OK\r\n", w.do("SET", "k"+strconv.Itoa(i), "v"))
+	}
+	r := w.do("DEBUG", "TRACE", "2")
+	require.True(t, strings.HasPrefix(r, "*2\r\n"), r)
+	require.Regexp(t, `\$\d+\r\nseq=\d+ time=\S+ kind=shard id=shard-\d+ msg=\*shard\.Batch sender=\S+ queued=\S+ `+
+		`handling=\S+ trace=\d+\r\n`, r)
+	require.Equal(t, "-ERR value is not an integer or out of range\r\n", w.do("DEBUG", "TRACE", "-1"))
+	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "trace-actors", ""))
+}
+
+func TestShutdown(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "-ERR syntax error\r\n", w.do("SHUTDOWN", "FOO"))
+	require.Equal(t, "-ERR syntax error\r\n", w.do("SHUTDOWN", "NOSAVE", "SAVE"))
+	require.Equal(t, "-ERR syntax error\r\n", w.do("SHUTDOWN", "NOW", "ABORT"))
+	require.Equal(t, "-ERR No shutdown in progress.\r\n", w.do("SHUTDOWN", "ABORT"))
+	// Nothing can be saved: SAVE fails unless forced.
+	require.Equal(t, "-ERR Errors trying to SHUTDOWN. Check logs.\r\n", w.do("SHUTDOWN", "SAVE"))
+	require.Equal(t, "+PONG\r\n", w.do("PING"))
+
+	w.send("SHUTDOWN", "NOSAVE", "NOW")
+	w.readEOF()
+	done := make(chan error, 1)
+	go func() { done <- n.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server still running after SHUTDOWN")
+	}
+}
