@@ -121,6 +121,7 @@ func (cl *client) flush() {
 		// client sent meanwhile.
 		cl.paused = false
 		cl.blockedBatch = nil
+		cl.setFlag(clientFlagBlocked, false)
 		if len(cl.qbuf) > 0 {
 			_ = cl.conn.Wake(nil)
 		}

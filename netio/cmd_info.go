@@ -424,7 +424,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("maxclients", s.maxClients.Load())
 		t.int("client_recent_max_input_buffer", maxIn)
 		t.int("client_recent_max_output_buffer", 0)
-		t.int("blocked_clients", 0)
+		t.int("blocked_clients", s.shards.BlockedClients())
 		t.int("tracking_clients", 0)
 		t.int("clients_in_timeout_table", 0)
 	}

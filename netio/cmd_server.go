@@ -1,7 +1,6 @@
 package netio
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"net"
@@ -240,7 +239,5 @@ func (s *Server) shutdown() {
 		s.Shutdown()
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = s.eng.Stop(ctx)
+	s.Stop()
 }

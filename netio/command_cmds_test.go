@@ -15,7 +15,7 @@ import (
 
 // go-redis ≥ 9.18 reads COMMAND before routing commands; it accepts only
 // 6, 7 or 10-field entries.
-func TestCommandParsesInGoRedis(t *testing.T) {
+func TestCommandInfo(t *testing.T) {
 	t.Parallel()
 	n := nodetest.Start(t)
 	ctx := context.Background()
@@ -43,11 +43,8 @@ func TestCommandParsesInGoRedis(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(len(cmds)), count)
 	}
-}
 
-func TestCommandInfoWire(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
+	// The wire format, byte for byte.
 	w := dialWire(t, n.Addr)
 	getEntry := func(proto int) string {
 		set := "*"
@@ -87,7 +84,7 @@ func TestCommandInfoWire(t *testing.T) {
 	require.Equal(t, "-ERR wrong number of arguments for 'command|count' command\r\n", w.do("COMMAND", "COUNT", "x"))
 }
 
-func TestCommandDocsAndList(t *testing.T) {
+func TestCommandDocsListGetKeys(t *testing.T) {
 	t.Parallel()
 	n := nodetest.Start(t)
 	w := dialWire(t, n.Addr)
@@ -131,12 +128,9 @@ func TestCommandDocsAndList(t *testing.T) {
 	require.Equal(t, "-ERR syntax error\r\n", w2.do("COMMAND", "LIST", "x"))
 	help := w2.do("COMMAND", "HELP")
 	require.True(t, strings.HasPrefix(help, "*21\r\n+COMMAND <subcommand>"), help)
-}
 
-func TestCommandGetKeys(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
+	// COMMAND GETKEYS / GETKEYSANDFLAGS.
+	w = dialWire(t, n.Addr)
 	require.Equal(t, "*1\r\n$1\r\na\r\n", w.do("COMMAND", "GETKEYS", "get", "a"))
 	require.Equal(t, "*1\r\n$1\r\na\r\n", w.do("COMMAND", "GETKEYS", "SET", "a", "b", "EX", "10"))
 	require.Equal(t, "*1\r\n*2\r\n$1\r\na\r\n*2\r\n+RO\r\n+access\r\n", w.do("COMMAND", "GETKEYSANDFLAGS", "get", "a"))

@@ -17,8 +17,9 @@ import (
 	"github.com/slotd/slotd/netio/config"
 )
 
-func TestConfigGet(t *testing.T) {
-	t.Parallel()
+// CONFIG on a node without a config file. Not parallel: it switches the
+// process-wide actor tracer.
+func TestConfig(t *testing.T) {
 	n := nodetest.Start(t)
 	w := dialWire(t, n.Addr)
 	// redis-benchmark reads these two and needs 2-element arrays.
@@ -43,11 +44,9 @@ func TestConfigGet(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, map[string]string{"port": strconv.Itoa(n.Port)}, m)
 	}
-}
 
-func TestConfigSet(t *testing.T) {
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
+	// CONFIG SET, RESETSTAT, REWRITE, HELP.
+	w = dialWire(t, n.Addr)
 	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "maxmemory", "1mb", "maxmemory-policy", "allkeys-lru"))
 	require.Equal(t, "*2\r\n$9\r\nmaxmemory\r\n$7\r\n1048576\r\n", w.do("CONFIG", "GET", "maxmemory"))
 	require.Contains(t, w.do("INFO", "memory"), "maxmemory_policy:allkeys-lru\r\n")

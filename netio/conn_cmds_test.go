@@ -63,14 +63,6 @@ func TestHelloSwitchesProtocol(t *testing.T) {
 	require.Equal(t, "$2\r\nme\r\n", w.do("CLIENT", "GETNAME"))
 }
 
-func TestHelloClusterMode(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t, "cluster-enabled", "yes")
-	w := dialWire(t, n.Addr)
-	id := clientID(t, w)
-	require.Equal(t, helloReply(id, 3, "cluster"), w.do("HELLO", "3"))
-}
-
 // A plain go-redis client connects with HELLO 3 and CLIENT SETINFO, and
 // falls back to nothing: every command must then work in RESP3 and RESP2.
 func TestGoRedisHandshake(t *testing.T) {
@@ -153,44 +145,18 @@ func TestAuthFlow(t *testing.T) {
 	}
 }
 
-func TestAuthWithoutPassword(t *testing.T) {
+// Connection commands of a standalone node.
+func TestStandaloneConnectionCommands(t *testing.T) {
 	t.Parallel()
 	n := nodetest.Start(t)
 	w := dialWire(t, n.Addr)
+
 	require.Equal(t, "-ERR AUTH <password> called without any password configured for the default user. "+
 		"Are you sure your configuration is correct?\r\n", w.do("AUTH", "x"))
 	require.Equal(t, "+OK\r\n", w.do("AUTH", "default", "anything"))
 	require.Equal(t, "-WRONGPASS invalid username-password pair or user is disabled.\r\n", w.do("AUTH", "bob", "x"))
 	require.Equal(t, "-ERR wrong number of arguments for 'auth' command\r\n", w.do("AUTH"))
-}
 
-func TestResetClearsConnectionState(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t, "cluster-enabled", "yes")
-	w := dialWire(t, n.Addr)
-	id := clientID(t, w)
-	w.do("HELLO", "3", "SETNAME", "before")
-	require.Equal(t, "+OK\r\n", w.do("READONLY"))
-	require.Equal(t, "+OK\r\n", w.do("CLIENT", "NO-EVICT", "on"))
-	info := w.do("CLIENT", "INFO")
-	require.Contains(t, info, " name=before ")
-	require.Contains(t, info, " flags=re ")
-	require.Contains(t, info, " resp=3\n")
-
-	require.Equal(t, "+RESET\r\n", w.do("RESET"))
-	info = w.do("CLIENT", "INFO")
-	require.Contains(t, info, "$") // back to RESP2: a bulk, not a verbatim string
-	require.Contains(t, info, " name= ")
-	require.Contains(t, info, " flags=N ")
-	require.Contains(t, info, " resp=2\n")
-	require.Equal(t, ":"+strconv.FormatInt(id, 10)+"\r\n", w.do("CLIENT", "ID"))
-	require.Equal(t, "-ERR wrong number of arguments for 'reset' command\r\n", w.do("RESET", "x"))
-}
-
-func TestSelect(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
 	require.Equal(t, "+OK\r\n", w.do("SELECT", "0"))
 	// slotd has one keyspace: other indexes are refused rather than aliased.
 	require.Equal(t, "-ERR DB index is out of range\r\n", w.do("SELECT", "1"))
@@ -200,37 +166,9 @@ func TestSelect(t *testing.T) {
 	require.Equal(t, "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n",
 		w.do("SELECT", "2147483648"))
 
-	cn := nodetest.Start(t, "cluster-enabled", "yes")
-	cw := dialWire(t, cn.Addr)
-	require.Equal(t, "+OK\r\n", cw.do("SELECT", "0"))
-	require.Equal(t, "-ERR SELECT is not allowed in cluster mode\r\n", cw.do("SELECT", "1"))
-
-	// go-redis with DB 0 selects nothing; the connection works.
-	c := redis.NewClient(&redis.Options{Addr: n.Addr, DB: 0})
-	defer c.Close()
-	require.NoError(t, c.Ping(context.Background()).Err())
-}
-
-func TestReadonlyReadwrite(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
 	require.Equal(t, "-ERR This instance has cluster support disabled\r\n", w.do("READONLY"))
 	require.Equal(t, "-ERR This instance has cluster support disabled\r\n", w.do("READWRITE"))
 
-	cn := nodetest.Start(t, "cluster-enabled", "yes")
-	cw := dialWire(t, cn.Addr)
-	require.Equal(t, "+OK\r\n", cw.do("READONLY"))
-	require.Contains(t, cw.do("CLIENT", "INFO"), " flags=r ")
-	require.Equal(t, "+OK\r\n", cw.do("READWRITE"))
-	require.Contains(t, cw.do("CLIENT", "INFO"), " flags=N ")
-	require.Equal(t, "-ERR wrong number of arguments for 'readonly' command\r\n", cw.do("READONLY", "x"))
-}
-
-func TestPingEchoQuit(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
 	require.Equal(t, "+PONG\r\n", w.do("PING"))
 	require.Equal(t, "$2\r\nhi\r\n", w.do("PING", "hi"))
 	require.Equal(t, "-ERR wrong number of arguments for 'ping' command\r\n", w.do("PING", "a", "b"))
@@ -241,9 +179,51 @@ func TestPingEchoQuit(t *testing.T) {
 	require.Equal(t, "+PONG\r\n", w.read())
 	w.write("ECHO hello\r\n")
 	require.Equal(t, "$5\r\nhello\r\n", w.read())
+
+	// go-redis with DB 0 selects nothing; the connection works.
+	c := redis.NewClient(&redis.Options{Addr: n.Addr, DB: 0})
+	defer c.Close()
+	require.NoError(t, c.Ping(context.Background()).Err())
+
 	// QUIT replies to what came before it, then closes.
 	w.write("PING\r\nQUIT\r\nPING\r\n")
 	require.Equal(t, "+PONG\r\n", w.read())
 	require.Equal(t, "+OK\r\n", w.read())
 	w.readEOF()
+}
+
+// Connection commands of a cluster-enabled node; RESET.
+func TestClusterConnectionCommands(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t, "cluster-enabled", "yes")
+	w := dialWire(t, n.Addr)
+	id := clientID(t, w)
+	require.Equal(t, "+OK\r\n", w.do("SELECT", "0"))
+	require.Equal(t, "-ERR SELECT is not allowed in cluster mode\r\n", w.do("SELECT", "1"))
+	require.Equal(t, "-ERR wrong number of arguments for 'readonly' command\r\n", w.do("READONLY", "x"))
+	require.Equal(t, "+OK\r\n", w.do("READONLY"))
+	require.Contains(t, w.do("CLIENT", "INFO"), " flags=r ")
+	require.Equal(t, "+OK\r\n", w.do("READWRITE"))
+	require.Contains(t, w.do("CLIENT", "INFO"), " flags=N ")
+
+	require.Equal(t, helloReply(id, 3, "cluster"), w.do("HELLO", "3", "SETNAME", "before"))
+	require.Equal(t, "+OK\r\n", w.do("READONLY"))
+	require.Equal(t, "+OK\r\n", w.do("CLIENT", "NO-EVICT", "on"))
+	info := w.do("CLIENT", "INFO")
+	require.Contains(t, info, " name=before ")
+	require.Contains(t, info, " flags=re ")
+	require.Contains(t, info, " resp=3\n")
+
+	require.Equal(t, "+RESET\r\n", w.do("RESET"))
+	info = w.do("CLIENT", "INFO")
+	require.Equal(t, byte('$'), info[0], "back to RESP2: a bulk, not a verbatim string")
+	require.Contains(t, info, " name= ")
+	require.Contains(t, info, " flags=N ")
+	require.Contains(t, info, " resp=2\n")
+	require.Equal(t, ":"+strconv.FormatInt(id, 10)+"\r\n", w.do("CLIENT", "ID"))
+	require.Equal(t, "-ERR wrong number of arguments for 'reset' command\r\n", w.do("RESET", "x"))
+
+	_, f := infoOf(t, n.Client(t), "server", "cluster")
+	require.Equal(t, "1", f["cluster_enabled"])
+	require.Equal(t, "cluster", f["redis_mode"])
 }

@@ -149,6 +149,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			// stop reading this client's input until its reply is out.
 			cl.paused = true
 			cl.blockedShard, cl.blockedBatch = i, b
+			cl.setFlag(clientFlagBlocked, true)
 		}
 	case command.Fanout:
 		merge, _ := spec.Merge.(shard.Merge)

@@ -129,9 +129,12 @@ func (g *group) BatchDone(*shard.Batch) { g.partDone() }
 
 func (g *group) partDone() {
 	if g.pending.Add(-1) == 0 {
+		// Read cl first: once done is set the loop may flush and release
+		// (and reuse) the group.
+		cl := g.cl
 		g.done.Store(true)
 		// Completed off the loop: ask the connection's loop to flush.
-		g.cl.scheduleFlush()
+		cl.scheduleFlush()
 	}
 }
 

@@ -21,6 +21,11 @@ type queued struct {
 }
 
 func init() {
+	// RESET leaves MULTI and forgets WATCHed keys.
+	OnReset(func(x *Ctx) {
+		x.C.discardTx()
+		x.S.unwatch(x.C)
+	})
 	command.Register(
 		&command.Spec{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "1.2.0", TxControl: true,
@@ -48,6 +53,7 @@ func cmdMulti(x *Ctx) {
 		return
 	}
 	x.C.multi = true
+	x.C.setFlag(clientFlagMulti, true)
 	x.C.multiErr = false
 	x.C.txq = x.C.txq[:0]
 	x.W.OK()
@@ -79,6 +85,7 @@ func shardWatch(c *shard.Call) {
 
 func (cl *client) discardTx() {
 	cl.multi = false
+	cl.setFlag(clientFlagMulti, false)
 	cl.multiErr = false
 	for i := range cl.txq {
 		cl.txq[i] = queued{}

@@ -62,17 +62,18 @@ type Server struct {
 	// Cluster is set in cluster mode (before Serve).
 	Cluster Cluster
 
-	eng      gnet.Engine
-	addr     string
-	started  time.Time
-	nextID   atomic.Int64
-	stats    stats
-	clientMu sync.Mutex
-	clients  map[int64]*client
-	ready    chan struct{}
-	stopped  chan struct{}
-	stopOnce sync.Once
-	runID    string
+	eng       gnet.Engine
+	addr      string
+	started   time.Time
+	nextID    atomic.Int64
+	stats     stats
+	clientMu  sync.Mutex
+	clients   map[int64]*client
+	ready     chan struct{}
+	stopped   chan struct{}
+	stopOnce  sync.Once
+	stopCalls sync.Once
+	runID     string
 
 	// Shutdown is called by SHUTDOWN (nil: the server just stops).
 	Shutdown func()
@@ -149,6 +150,7 @@ func (s *Server) Serve(addrs ...string) error {
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
 		gnet.WithReusePort(false),
+		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(gnetLogger{s.Log}),
 		gnet.WithTCPKeepAlive(time.Duration(s.Cfg.Int("tcp-keepalive")) * time.Second),
@@ -172,10 +174,20 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Stop shuts the listeners and actors down.
 func (s *Server) Stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = s.eng.Stop(ctx)
-	s.shards.Stop()
+	s.stopCalls.Do(func() {
+		// gnet's Engine.Stop polls every 500 ms for the loops to end; Serve
+		// returns as soon as they have, so wait for that instead.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = s.eng.Stop(ctx)
+		}()
+		select {
+		case <-s.stopped:
+		case <-time.After(5 * time.Second):
+		}
+		s.shards.Stop()
+	})
 }
 
 // OnBoot implements gnet.EventHandler.

@@ -30,23 +30,17 @@ func TestTime(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, usec, 1000000)
 	require.Equal(t, "-ERR wrong number of arguments for 'time' command\r\n", w.do("TIME", "x"))
-}
 
-func TestDebugDisabledByDefault(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t)
-	w := dialWire(t, n.Addr)
+	// DEBUG is off by default (enable-debug-command no), as in Redis.
 	require.Equal(t, "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "+
 		"you can run it from a local connection, otherwise you need to set this option in the configuration file, "+
 		"and then restart the server.\r\n", w.do("DEBUG", "SLEEP", "0"))
-
-	local := nodetest.Start(t, "enable-debug-command", "local")
-	require.Equal(t, "+OK\r\n", dialWire(t, local.Addr).do("DEBUG", "SLEEP", "0"))
 }
 
+// DEBUG with enable-debug-command local, from a loopback connection. Not
+// parallel: DEBUG TRACE switches the process-wide tracer.
 func TestDebug(t *testing.T) {
-	t.Parallel()
-	n := nodetest.Start(t, "enable-debug-command", "yes")
+	n := nodetest.Start(t, "enable-debug-command", "local")
 	w := dialWire(t, n.Addr)
 	require.Equal(t, "+OK\r\n", w.do("DEBUG", "SLEEP", "0"))
 	require.Equal(t, "+OK\r\n", w.do("DEBUG", "SLEEP", "-1"))
@@ -70,12 +64,9 @@ func TestDebug(t *testing.T) {
 	}
 	require.Equal(t, "+OK\r\n", w.read())
 	require.Equal(t, "+PONG\r\n", w.read())
-}
 
-func TestDebugTrace(t *testing.T) {
-	n := nodetest.Start(t, "enable-debug-command", "yes")
+	// DEBUG TRACE: the most recent actor trace records, one line each.
 	t.Cleanup(func() { trace.Configure("") })
-	w := dialWire(t, n.Addr)
 	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "trace-actors", "shard"))
 	trace.Reset()
 	for i := 0; i < 3; i++ {

@@ -69,6 +69,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		}
 		n.stops = append(n.stops, stop)
 	}
+	n.Server.Shutdown = n.Stop
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()
 	select {

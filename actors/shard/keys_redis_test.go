@@ -266,6 +266,8 @@ scan MATCH {x}*
 scan MATCH {x}1
 scan MATCH k1
 scan MATCH ''
+scan TYPE ''
+scan MATCH '' TYPE string
 scan MATCH *
 scan TYPE string
 scan TYPE STRING

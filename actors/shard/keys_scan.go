@@ -75,9 +75,11 @@ const (
 type scanOpts struct {
 	cursor  uint64
 	count   int64
-	pattern []byte // nil: every key
-	typ     []byte // nil: every type
-	patSlot int    // the only slot MATCH can hit, or -1
+	pattern []byte
+	typ     []byte
+	usePat  bool // MATCH given (and not "*")
+	useType bool // TYPE given
+	patSlot int  // the only slot MATCH can hit, or -1
 }
 
 // parseScan parses SCAN cursor [MATCH p] [COUNT n] [TYPE t]; errors come in
@@ -105,17 +107,15 @@ func parseScan(args [][]byte) (o scanOpts, errMsg string) {
 			}
 			o.count = n
 		case eqFold(a, "match"):
-			o.pattern = v
-			if len(v) == 1 && v[0] == '*' {
-				o.pattern = nil // same as no pattern (and "*" must match "")
-			}
+			// "*" is the same as no pattern (and must match "" too).
+			o.pattern, o.usePat = v, !(len(v) == 1 && v[0] == '*')
 		case eqFold(a, "type"):
-			o.typ = v
+			o.typ, o.useType = v, true
 		default:
 			return o, ErrSyntax
 		}
 	}
-	if o.pattern != nil {
+	if o.usePat {
 		if s, ok := slots.PatternSlot(o.pattern); ok {
 			o.patSlot = s
 		}
@@ -195,10 +195,10 @@ func cmdScan(c *Call) {
 			}
 			return
 		}
-		if o.pattern != nil && !keyspace.MatchKey(o.pattern, e.Key(), false) {
+		if o.usePat && !keyspace.MatchKey(o.pattern, e.Key(), false) {
 			return
 		}
-		if o.typ != nil && !eqFold(o.typ, e.Kind.String()) {
+		if o.useType && !eqFold(o.typ, e.Kind.String()) {
 			return
 		}
 		keys = append(keys, e.Key())

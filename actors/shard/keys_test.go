@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -633,4 +634,33 @@ func TestKeysScanGuarantee(t *testing.T) {
 				"RESP%d COUNT %d: %d calls for %d keys", proto, count, calls, total)
 		}
 	}
+}
+
+// TestKeysClusterMode: in cluster mode multi-key commands need one slot
+// (no splitting), and the keyless commands still see every key.
+func TestKeysClusterMode(t *testing.T) {
+	n := nodetest.Start(t, "cluster-enabled", "yes", "shard-actors", "4")
+	rdb := n.Client(t)
+	require.NoError(t, rdb.Do(keysCtx, "cluster", "addslotsrange", "0", "16383").Err())
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		info, _ := rdb.ClusterInfo(keysCtx).Result()
+		return strings.Contains(info, "cluster_state:ok")
+	}, "cluster_state:ok")
+	var keys []string
+	for i := 0; i < 200; i++ {
+		keys = append(keys, "c"+strconv.Itoa(i))
+		require.NoError(t, rdb.Set(keysCtx, keys[i], "v", 0).Err())
+	}
+	for _, cmd := range []string{"del", "unlink", "exists", "touch", "rename", "renamenx", "copy"} {
+		assert.EqualError(t, rdb.Do(keysCtx, cmd, "c1", "c2").Err(), "CROSSSLOT Keys in request don't hash to the same slot", cmd)
+	}
+	assert.Equal(t, int64(200), rdb.DBSize(keysCtx).Val())
+	assert.ElementsMatch(t, keys, rdb.Keys(keysCtx, "*").Val())
+	kc := keysDial(t, n.Addr, 3)
+	seen := keysScanAll(t, kc, "COUNT", "7")
+	assert.Len(t, seen, 200)
+	assert.Contains(t, keys, rdb.RandomKey(keysCtx).Val())
+	require.NoError(t, rdb.FlushAll(keysCtx).Err())
+	assert.Equal(t, int64(0), rdb.DBSize(keysCtx).Val())
+	keysCountsRight(t, n, rdb)
 }

@@ -38,13 +38,13 @@ func init() {
 // listSpec builds the spec of a list command whose only key is argument 1.
 func listSpec(name string, arity int, summary, since string, h Handler, flags ...string) *command.Spec {
 	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Categories: typeCategories("list", flags), Group: "list", Since: since, Summary: summary,
+		Categories: listHashCategories("list", flags), Group: "list", Since: since, Summary: summary,
 		Exec: command.Shard, Handler: h}
 }
 
-// typeCategories derives a data-type command's ACL categories from its
+// listHashCategories derives a list or hash command's ACL categories from its
 // flags the way Redis does: @write or @read, the type, then @fast or @slow.
-func typeCategories(typ string, flags []string) []string {
+func listHashCategories(typ string, flags []string) []string {
 	var cats []string
 	fast := false
 	for _, f := range flags {
@@ -93,13 +93,6 @@ const (
 	listHead listEnd = iota // LEFT
 	listTail                // RIGHT
 )
-
-func (l listEnd) pushName() string {
-	if l == listHead {
-		return "lpush"
-	}
-	return "rpush"
-}
 
 func push(l *list.List, end listEnd, v string) {
 	if end == listHead {

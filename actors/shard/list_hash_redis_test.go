@@ -506,7 +506,7 @@ func lhBigHashScript() string {
 }
 
 func TestListHashSameAsRedis(t *testing.T) {
-	raddr := lhRedis(t, "--hash-max-listpack-entries", "128", "--hash-max-listpack-value", "64")
+	raddr := lhRedis(t)
 	n := lhNode(t)
 	for _, proto := range []int{2, 3} {
 		ours := lhDial(t, n.Addr, proto)

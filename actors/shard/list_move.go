@@ -25,18 +25,18 @@ func init() {
 			Exec:    command.Shard, Handler: Handler(cmdRPopLPush)},
 		&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "7.0.0",
-			Summary: "Pop elements from a list", Keys: numKeysAt(1),
+			Summary: "Pop elements from a list", Keys: listNumKeysAt(1),
 			Exec: command.Shard, Handler: Handler(cmdLMPop)},
 	)
 }
 
-// numKeysAt returns the key finder of commands shaped "cmd ... numkeys key
+// listNumKeysAt returns the key finder of commands shaped "cmd ... numkeys key
 // [key ...] ..." with numkeys at argument idx, following Redis's key-spec
 // rules: when numkeys is not a non-negative integer or names more keys than
 // there are arguments, the command has no keys (it then runs without a
 // slot, and its handler replies the argument error before touching any
 // key).
-func numKeysAt(idx int) func(args [][]byte) ([]int, error) {
+func listNumKeysAt(idx int) func(args [][]byte) ([]int, error) {
 	return func(args [][]byte) ([]int, error) {
 		if idx >= len(args) {
 			return nil, nil

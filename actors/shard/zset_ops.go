@@ -123,12 +123,12 @@ func (s *zsrc) same(o *zsrc) bool {
 	return (s.z != nil && s.z == o.z) || (s.s != nil && s.s == o.s)
 }
 
-// each visits the members in the input's own order (ascending for a sorted
-// set or an intset).
+// each visits the members in Redis's iteration order: descending for a
+// sorted set, ascending for an intset, hash order for a hashtable set.
 func (s *zsrc) each(fn func(m string, score float64) bool) {
 	switch {
 	case s.z != nil:
-		for n := s.z.First(); n != nil; n = n.Next() {
+		for n := s.z.Last(); n != nil; n = n.Prev() {
 			if !fn(n.Member(), n.Score()) {
 				return
 			}

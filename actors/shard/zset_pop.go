@@ -266,8 +266,10 @@ func cmdZRandMember(c *Call) {
 		return
 	}
 	if n >= int64(z.Len()) {
+		// The whole set, in Redis's set-operation iteration order:
+		// highest first.
 		c.writeScoredHeader(z.Len(), ws)
-		for x := z.First(); x != nil; x = x.Next() {
+		for x := z.Last(); x != nil; x = x.Prev() {
 			c.writeScoredItem(x.Member(), x.Score(), ws, pairs)
 		}
 		return

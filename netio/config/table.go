@@ -97,7 +97,7 @@ func directives() []*directive {
 		specialD("notify-keyspace-events", "", 0, parseNotify),
 
 		// encodings
-		intD("hash-max-listpack-entries", "128", 0, longMax, 0, "hash-max-ziplist-entries"),
+		intD("hash-max-listpack-entries", "512", 0, longMax, 0, "hash-max-ziplist-entries"),
 		intD("list-max-listpack-size", "-2", intMin, intMax, 0, "list-max-ziplist-size"),
 		intD("set-max-intset-entries", "512", 0, longMax, 0),
 		intD("zset-max-listpack-entries", "128", 0, longMax, 0, "zset-max-ziplist-entries"),

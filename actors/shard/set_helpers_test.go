@@ -1,0 +1,337 @@
+package shard_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// Helpers of the set and sorted-set tests (prefix sz).
+
+// szConn is a raw RESP connection returning each reply's exact bytes, so
+// tests see reply types (RESP3 sets, doubles, nulls) as a client does.
+type szConn struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func szDial(t *testing.T, addr string, proto int) *szConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	sc := &szConn{t: t, c: c, r: bufio.NewReader(c)}
+	if proto == 3 {
+		require.True(t, strings.HasPrefix(sc.Do("HELLO", "3"), "%"), "HELLO 3")
+	}
+	return sc
+}
+
+// Do sends one command and returns its raw reply.
+func (sc *szConn) Do(args ...string) string {
+	sc.t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	require.NoError(sc.t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := io.WriteString(sc.c, b.String())
+	require.NoError(sc.t, err)
+	v, err := szRead(sc.r)
+	require.NoError(sc.t, err, "reading the reply to %q", args)
+	return v.raw()
+}
+
+// V sends one command and returns its parsed reply.
+func (sc *szConn) V(args ...string) *szVal { return szParse(sc.t, sc.Do(args...)) }
+
+// szVal is a parsed reply.
+type szVal struct {
+	t    byte   // the RESP type byte
+	s    string // scalar text or bulk contents
+	null bool   // $-1 or *-1
+	kids []*szVal
+}
+
+func szRead(r *bufio.Reader) (*szVal, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	if len(line) < 3 {
+		return nil, fmt.Errorf("short line %q", line)
+	}
+	v := &szVal{t: line[0], s: line[1 : len(line)-2]}
+	switch v.t {
+	case '$', '=', '!':
+		n, err := strconv.Atoi(v.s)
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			v.null, v.s = true, ""
+			return v, nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		v.s = string(buf[:n])
+	case '*', '~', '>', '%', '|':
+		n, err := strconv.Atoi(v.s)
+		if err != nil {
+			return nil, err
+		}
+		v.s = ""
+		if n < 0 {
+			v.null = true
+			return v, nil
+		}
+		if v.t == '%' || v.t == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			k, err := szRead(r)
+			if err != nil {
+				return nil, err
+			}
+			v.kids = append(v.kids, k)
+		}
+	}
+	return v, nil
+}
+
+func szParse(t *testing.T, raw string) *szVal {
+	t.Helper()
+	v, err := szRead(bufio.NewReader(strings.NewReader(raw)))
+	require.NoError(t, err, "parsing %q", raw)
+	return v
+}
+
+// raw re-encodes v.
+func (v *szVal) raw() string {
+	switch v.t {
+	case '$', '=', '!':
+		if v.null {
+			return "$-1\r\n"
+		}
+		return string(v.t) + strconv.Itoa(len(v.s)) + "\r\n" + v.s + "\r\n"
+	case '*', '~', '>', '%', '|':
+		if v.null {
+			return string(v.t) + "-1\r\n"
+		}
+		n := len(v.kids)
+		if v.t == '%' || v.t == '|' {
+			n /= 2
+		}
+		var b strings.Builder
+		b.WriteString(string(v.t) + strconv.Itoa(n) + "\r\n")
+		for _, k := range v.kids {
+			b.WriteString(k.raw())
+		}
+		return b.String()
+	}
+	return string(v.t) + v.s + "\r\n"
+}
+
+// strs returns the texts of an aggregate's scalar elements.
+func (v *szVal) strs() []string {
+	out := make([]string, len(v.kids))
+	for i, k := range v.kids {
+		out[i] = k.s
+	}
+	return out
+}
+
+// sorted re-encodes v with its top-level elements in sorted order (for
+// replies whose order is a hashtable's).
+func (v *szVal) sorted() string {
+	if v.kids == nil {
+		return v.raw()
+	}
+	raws := make([]string, len(v.kids))
+	for i, k := range v.kids {
+		raws[i] = k.raw()
+	}
+	sort.Strings(raws)
+	n := len(raws)
+	if v.t == '%' {
+		n /= 2
+	}
+	return string(v.t) + strconv.Itoa(n) + "\r\n" + strings.Join(raws, "")
+}
+
+// shape describes v's types and sizes but not its contents (random
+// replies).
+func (v *szVal) shape() string {
+	switch {
+	case v.null:
+		return string(v.t) + "null"
+	case v.t == '-':
+		return v.raw()
+	case v.kids != nil || v.t == '*' || v.t == '~' || v.t == '%':
+		parts := make([]string, len(v.kids))
+		for i, k := range v.kids {
+			parts[i] = k.shape()
+		}
+		return string(v.t) + strconv.Itoa(len(v.kids)) + "[" + strings.Join(parts, " ") + "]"
+	}
+	return string(v.t)
+}
+
+// szRedis starts a real redis-server on a free port (extra directives
+// appended); the test is skipped when none is installed.
+func szRedis(t *testing.T, directives ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	port := nodetest.FreePort(t)
+	dir := t.TempDir()
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, directives...)
+	cmd := exec.Command(bin, args...)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
+	}, "redis-server did not start")
+	return addr
+}
+
+// szNode starts a slotd node with several shard actors.
+func szNode(t *testing.T, directives ...string) *nodetest.Node {
+	return nodetest.Start(t, append([]string{"shard-actors", "4"}, directives...)...)
+}
+
+// szScanAll runs a full SSCAN/ZSCAN iteration and returns what it saw:
+// members for SSCAN, member→score for ZSCAN.
+func szScanAll(t *testing.T, sc *szConn, cmd, key string, opts ...string) map[string]string {
+	t.Helper()
+	seen := map[string]string{}
+	cur := "0"
+	for i := 0; ; i++ {
+		require.Less(t, i, 100000, "scan does not end")
+		v := sc.V(append([]string{cmd, key, cur}, opts...)...)
+		if v.t == '-' {
+			return map[string]string{"error": v.s}
+		}
+		require.Equal(t, byte('*'), v.t, "%s reply %q", cmd, v.raw())
+		require.Len(t, v.kids, 2)
+		cur = v.kids[0].s
+		items := v.kids[1].strs()
+		if strings.EqualFold(cmd, "zscan") {
+			require.Equal(t, 0, len(items)%2)
+			for j := 0; j < len(items); j += 2 {
+				seen[items[j]] = items[j+1]
+			}
+		} else {
+			for _, m := range items {
+				seen[m] = ""
+			}
+		}
+		if cur == "0" {
+			return seen
+		}
+	}
+}
+
+// szWords splits a script line on spaces; 'single quotes' group words and
+// '' is the empty argument.
+func szWords(line string) []string {
+	var out []string
+	for len(line) > 0 {
+		line = strings.TrimLeft(line, " ")
+		if line == "" {
+			break
+		}
+		if line[0] == '\'' {
+			end := strings.IndexByte(line[1:], '\'')
+			out = append(out, line[1:1+end])
+			line = line[2+end:]
+			continue
+		}
+		end := strings.IndexByte(line, ' ')
+		if end < 0 {
+			end = len(line)
+		}
+		out = append(out, line[:end])
+		line = line[end:]
+	}
+	return out
+}
+
+// szSeed returns the seed and length of a random differential run: the
+// defaults, or SZ_SEED / SZ_OPS from the environment to explore more.
+func szSeed(seed uint64, ops int) (uint64, int) {
+	if v, err := strconv.ParseUint(os.Getenv("SZ_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("SZ_OPS")); err == nil {
+		ops = v
+	}
+	return seed, ops
+}
+
+// szRun sends one script line to a real redis-server (rc) and to slotd (sc)
+// and compares the replies. A line may start with a mode: "sorted "
+// compares with the top-level elements sorted (hashtable order), "shape "
+// only the reply's types and sizes (random replies), "scan " runs a whole
+// SSCAN/ZSCAN iteration on both and compares what was seen. It reports
+// whether the replies agreed.
+func szRun(t *testing.T, rc, sc *szConn, line string) bool {
+	t.Helper()
+	ok, _ := szRunV(t, rc, sc, line)
+	return ok
+}
+
+// szRunV is szRun also returning slotd's reply type ('-' for an error; 0
+// for a scan line).
+func szRunV(t *testing.T, rc, sc *szConn, line string) (bool, byte) {
+	t.Helper()
+	mode := ""
+	for _, m := range []string{"sorted ", "shape ", "scan "} {
+		if strings.HasPrefix(line, m) {
+			mode, line = m, line[len(m):]
+		}
+	}
+	args := szWords(line)
+	if mode == "scan " {
+		return assert.Equal(t, szScanAll(t, rc, args[0], args[1], args[2:]...),
+			szScanAll(t, sc, args[0], args[1], args[2:]...), line), 0
+	}
+	want, got := rc.V(args...), sc.V(args...)
+	switch mode {
+	case "sorted ":
+		return assert.Equal(t, want.sorted(), got.sorted(), line), got.t
+	case "shape ":
+		return assert.Equal(t, want.shape(), got.shape(), line), got.t
+	}
+	return assert.Equal(t, want.raw(), got.raw(), line), got.t
+}
