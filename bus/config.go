@@ -59,6 +59,15 @@ func Load(text string, now int64, opts Options, newID func() string) (*State, er
 		}
 	}
 	s.myself.Linked = true
+	s.seedRand()
+	s.tick(now)
+	for _, n := range s.sorted {
+		n.ctime = now
+		n.inFreed = now
+		if n.Failed() {
+			n.failTime = now // as Redis: the FAIL flag counts from the restart
+		}
+	}
 	s.fx.Publish = true
 	s.updateState()
 	return s, nil

@@ -118,6 +118,27 @@ type Node struct {
 	Slots slots.Set
 	// numSlots caches Slots.Count().
 	numSlots int
+
+	link     *link // outbound bus link (nil: none, dial on the next Tick)
+	inLink   *link // inbound bus link, once a frame on it named this node
+	ctime    int64 // when the entry was created (handshake timeout)
+	dataRecv int64 // last frame of any type received from it
+	failTime int64 // when it was flagged FAIL
+	// meet: send MEET rather than PING on a new connection, until the node
+	// answers (CLUSTER MEET, or a peer that seems not to know us).
+	meet     bool
+	meetSent int64 // when the last MEET went out
+	// inFreed is when the inbound link went away (or the entry was
+	// created): a node that does not connect to us for long is sent a MEET.
+	inFreed int64
+	// reports are the failure reports other primaries gossiped about it.
+	reports []failReport
+}
+
+// failReport is one primary's claim, at time, that a node is failing.
+type failReport struct {
+	from *Node
+	time int64
 }
 
 // Is reports whether every flag in f is set.

@@ -1,9 +1,12 @@
 package bus
 
 import (
+	"hash/fnv"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
+	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -35,10 +38,24 @@ type Options struct {
 	RequireFullCoverage bool // cluster-require-full-coverage
 	AllowReadsWhenDown  bool // cluster-allow-reads-when-down
 	PreferredEndpoint   EndpointType
+	// NodeTimeout is cluster-node-timeout in ms; 0 or less means
+	// DefaultNodeTimeout.
+	NodeTimeout int64
+	// Rand drives every random choice (ids of handshake nodes and of a hard
+	// reset, ping targets, gossip entries): seeded in simulations,
+	// crypto-seeded in production. Nil keeps the generator in use
+	// (SetOptions), or derives a deterministic one from the node id (New,
+	// Load).
+	Rand *rand.Rand
 }
 
+// DefaultNodeTimeout is cluster-node-timeout's default (ms).
+const DefaultNodeTimeout = 15000
+
 // DefaultOptions are Redis's defaults.
-func DefaultOptions() Options { return Options{RequireFullCoverage: true} }
+func DefaultOptions() Options {
+	return Options{RequireFullCoverage: true, NodeTimeout: DefaultNodeTimeout}
+}
 
 // Announce is how this node presents itself, derived from port,
 // cluster-port and the cluster-announce-* directives (see [DeriveAnnounce]).
@@ -71,18 +88,53 @@ func DeriveAnnounce(port, clusterPort, announcePort, announceBusPort int, announ
 }
 
 // Effects are the pending side effects of the steps taken since the last
-// TakeEffects. The owner carries them out in this order: Save, then
-// Publish, then the replies.
+// TakeEffects. The owner carries them out in field order: Save first (before
+// any reply or frame of the step goes out), then Publish, Dial, Send (each
+// link's frames in slice order), Close, and the role changes.
 type Effects struct {
 	// Save: nodes.conf must be rewritten (atomically, fsync'd) before any
-	// reply to the step that caused it goes out.
+	// reply to the step that caused it, and any frame below, goes out.
 	Save bool
 	// Publish: the routing table changed; swap in State.Table().
 	Publish bool
+	// Dial: open outbound links. Report the outcome with LinkConnected or
+	// LinkClosed.
+	Dial []Dial
+	// Send: frames to write. A frame is immutable once emitted and may be
+	// shared by several Sends. Drop a Send whose link is already gone.
+	Send []Send
+	// Close: links to close once their pending frames are flushed. The
+	// state has already forgotten them: they need no LinkClosed.
+	Close []LinkID
+	// Replicate, when not empty, is the id of the primary this node must
+	// now replicate: it lost its last slot to that node (or its primary
+	// did). The state already shows myself as that node's replica. The
+	// replication layer acts on it; until then the shell only logs it.
+	Replicate string
+	// DropSlots are slots this node lost to a newer configuration while it
+	// stays a primary of other slots: their keys must be deleted, as Redis
+	// does for such "dirty" slots.
+	DropSlots []int
+}
+
+// Dial asks the owner to connect to a node's bus port.
+type Dial struct {
+	Link   LinkID
+	NodeID string // the node as this state knows it (a random id while in handshake)
+	Addr   string // ip:cport, ready for net.Dial
+}
+
+// Send asks the owner to write one frame on a link.
+type Send struct {
+	Link  LinkID
+	Frame *busv1.Frame
 }
 
 // Any reports whether there is something to do.
-func (e Effects) Any() bool { return e.Save || e.Publish }
+func (e Effects) Any() bool {
+	return e.Save || e.Publish || len(e.Dial) > 0 || len(e.Send) > 0 || len(e.Close) > 0 ||
+		e.Replicate != "" || len(e.DropSlots) > 0
+}
 
 // MsgType is a cluster bus message type, for the CLUSTER INFO counters.
 type MsgType uint8
@@ -144,6 +196,25 @@ type State struct {
 	announcedIP string // last cluster-announce-ip applied
 	stats       Stats
 	fx          Effects
+
+	rng       *rand.Rand
+	now       int64 // the latest time an entry point was given (unix ms)
+	iteration uint64
+	links     map[LinkID]*link
+	lastLink  LinkID
+	// banned is the FORGET ban list: node id → unix ms until which gossip
+	// may not re-add it.
+	banned map[string]int64
+	// notClaiming are slots whose owner stopped claiming them: kept bound
+	// (to avoid needless redirections) but up for grabs.
+	notClaiming slots.Set
+	replOffset  uint64
+	// slotGen counts slot-ownership changes; hdrSlots caches the header
+	// bitmap of hdrNode's slots at generation hdrGen.
+	slotGen  uint64
+	hdrGen   uint64
+	hdrNode  *Node
+	hdrSlots []byte
 }
 
 // New returns the state of a fresh node: a master with no slots that knows
@@ -154,13 +225,42 @@ func New(id, shardID string, opts Options) *State {
 	me := &Node{ID: id, ShardID: shardID, Flags: FlagMyself | FlagMaster, Linked: true}
 	s.addNode(me)
 	s.myself = me
+	s.seedRand()
 	s.fx = Effects{Save: true, Publish: true}
 	s.updateState()
 	return s
 }
 
 func newState(opts Options) *State {
-	return &State{opts: opts, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{}}
+	return &State{opts: opts, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
+		links: map[LinkID]*link{}, banned: map[string]int64{}, rng: opts.Rand}
+}
+
+// seedRand gives a state created without Options.Rand a generator of its
+// own, derived from its id so that it stays deterministic.
+func (s *State) seedRand() {
+	if s.rng != nil {
+		return
+	}
+	h := fnv.New64a()
+	h.Write([]byte(s.myself.ID))
+	seed := h.Sum64()
+	s.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// nodeTimeout is cluster-node-timeout in ms.
+func (s *State) nodeTimeout() int64 {
+	if s.opts.NodeTimeout <= 0 {
+		return DefaultNodeTimeout
+	}
+	return s.opts.NodeTimeout
+}
+
+// tick records the latest time seen (for calls that take none).
+func (s *State) tick(now int64) {
+	if now > s.now {
+		s.now = now
+	}
 }
 
 // TakeEffects returns the pending effects and clears them.
@@ -186,6 +286,15 @@ func (s *State) Lookup(id string) (Node, bool) {
 		return Node{}, false
 	}
 	return *n, true
+}
+
+// NodeList returns a copy of every node entry, in id order.
+func (s *State) NodeList() []Node {
+	out := make([]Node, len(s.sorted))
+	for i, n := range s.sorted {
+		out[i] = *n
+	}
+	return out
 }
 
 // KnownNodes is the number of nodes in the table, this one included.
@@ -224,12 +333,21 @@ func (s *State) CountReceived(t MsgType) { s.stats.Received[t]++ }
 // SetOptions applies changed directives (CONFIG SET); the cluster state is
 // recomputed and the table republished.
 func (s *State) SetOptions(o Options) {
+	if o.Rand == nil {
+		o.Rand = s.opts.Rand
+	} else {
+		s.rng = o.Rand
+	}
 	if o == s.opts {
 		return
 	}
+	old := s.opts
 	s.opts = o
-	s.fx.Publish = true
-	s.updateState()
+	old.NodeTimeout, old.Rand = o.NodeTimeout, o.Rand
+	if old != o {
+		s.fx.Publish = true
+		s.updateState()
+	}
 }
 
 // SetAnnounce applies this node's announced address. An announce IP takes
@@ -278,6 +396,7 @@ func (s *State) addSlot(n *Node, slot int) bool {
 	s.owner[slot] = n
 	n.Slots.Add(slot)
 	n.numSlots++
+	s.slotGen++
 	return true
 }
 
@@ -290,6 +409,8 @@ func (s *State) delSlot(slot int) bool {
 	n.Slots.Remove(slot)
 	n.numSlots--
 	s.owner[slot] = nil
+	s.notClaiming.Remove(slot)
+	s.slotGen++
 	return true
 }
 

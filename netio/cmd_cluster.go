@@ -36,6 +36,23 @@ func init() {
 	sub("delslots", -3, admin, adminCats, nil, "3.0.0", "Set hash slots as unbound in receiving node", clusterSubmit)
 	sub("delslotsrange", -4, admin, adminCats, nil, "7.0.0", "Set hash slots as unbound in receiving node", clusterSubmit)
 	sub("flushslots", 2, admin, adminCats, nil, "3.0.0", "Delete a node's own slots information", clusterSubmit)
+	sub("meet", -4, admin, adminCats, nil, "3.0.0", "Force a node cluster to handshake with another node", clusterSubmit)
+	sub("forget", 3, admin, adminCats, nil, "3.0.0", "Remove a node from the nodes table", clusterSubmit)
+	sub("reset", -2, []string{"admin", "noscript", "stale"}, adminCats, nil, "3.0.0", "Reset a Redis Cluster node",
+		clusterSubmit)
+	sub("saveconfig", 2, admin, adminCats, nil, "3.0.0", "Forces the node to save cluster state on disk", clusterSubmit)
+	sub("set-config-epoch", 3, admin, adminCats, nil, "3.0.0", "Set the configuration epoch in a new node",
+		clusterSubmit)
+	sub("bumpepoch", 2, admin, adminCats, nondet, "3.0.0", "Advance the cluster config epoch", clusterSubmit)
+	readAdmin := []string{"admin", "stale"}
+	sub("count-failure-reports", 3, readAdmin, adminCats, nondet, "3.0.0",
+		"Return the number of failure reports active for a given node", clusterSubmit)
+	sub("links", 2, stale, slow, nondet, "7.0.0", "Returns a list of all TCP links to and from peer nodes in cluster",
+		clusterSubmit)
+	sub("replicas", 3, readAdmin, adminCats, nondet, "5.0.0", "List replica nodes of the specified master node",
+		clusterSubmit)
+	sub("slaves", 3, readAdmin, adminCats, nondet, "3.0.0", "List replica nodes of the specified master node",
+		clusterSubmit)
 }
 
 func clusterKeySlot(x *Ctx) { x.W.Int(int64(slots.HashSlot(x.Args[2]))) }

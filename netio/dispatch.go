@@ -134,6 +134,10 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		if slot >= 0 {
 			i = s.shards.Of(slot)
 		}
+		if !inTx && s.scriptBusy(cl, spec, i) {
+			s.replyErr(g, shard.ErrBusy)
+			return
+		}
 		b := g.batch(i)
 		b.Add(spec, args, slot, cl.proto, cl.asking)
 		if inTx || spec.WatchCmd {
@@ -152,6 +156,10 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			cl.setFlag(clientFlagBlocked, true)
 		}
 	case command.Fanout:
+		if !inTx && !spec.Is("allow_busy") && s.shards.AnyScriptBusy() {
+			s.replyErr(g, shard.ErrBusy)
+			return
+		}
 		merge, _ := spec.Merge.(shard.Merge)
 		for i := 0; i < s.shards.N(); i++ {
 			g.batch(i).Add(spec, args, -1, cl.proto, false)
@@ -160,6 +168,14 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})
 	}
 	cl.asking = false
+}
+
+// scriptBusy: shard i runs a script past lua-time-limit, so other clients'
+// commands for it get BUSY (the script's own client waits for it, and
+// allow_busy commands such as WATCH queue behind it).
+func (s *Server) scriptBusy(cl *client, spec *command.Spec, i int) bool {
+	busy, owner := s.shards.ScriptBusy(i)
+	return busy && owner != uint64(cl.id) && !spec.Is("allow_busy")
 }
 
 // route computes the slot a shard command runs in and applies the cluster

@@ -134,6 +134,9 @@ func New(o Options) *Server {
 	s.watchInt("zset-max-listpack-value", &s.shards.ZSetMaxListpackValue)
 	s.watchInt("hash-max-listpack-entries", &s.shards.HashMaxListpackEntries)
 	s.watchInt("hash-max-listpack-value", &s.shards.HashMaxListpackValue)
+	s.watchInt("hll-sparse-max-bytes", &s.shards.HLLSparseMaxBytes)
+	s.watchInt("lua-time-limit", s.shards.ScriptTimeLimit())
+	s.shards.SetRouting(s.Table)
 	return s
 }
 

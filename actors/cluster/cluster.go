@@ -6,18 +6,30 @@
 // fsync'd before the reply goes out, and every change of slot ownership or
 // cluster state publishes a new immutable slots.Table for the event loops.
 //
-// The actor runs on protoactor-go with the synchronized dispatcher, like the
-// shard actors: a request to an idle actor runs on the event loop that sent
-// it. Only commands that change the configuration do disk I/O (one fsync'd
-// rewrite of a small file, as Redis does in its main thread).
+// The actor is also the hub of the cluster bus: it owns the bus listener
+// (inbound connections become links via State.Accept), one child peer actor
+// per link (package peer), and a 100 ms ticker (State.Tick, Redis's
+// clusterCron). Every message — a CLUSTER command, a tick, a frame, a link
+// event — is one step of the deterministic state machine; after each step
+// the actor drains State.TakeEffects and carries them out in order: save
+// nodes.conf, publish the routing table, close links, dial links, send
+// frames. A CLUSTER command's reply goes out after that.
+//
+// The actor runs on protoactor-go's default dispatcher (its own goroutine),
+// not the synchronized one of the shard actors: it does disk I/O (fsync'd
+// nodes.conf rewrites) and handles bus traffic, neither of which may run on
+// an event loop that happens to send it a CLUSTER command.
 package cluster
 
 import (
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +38,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/peer"
 	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/bus"
 	"github.com/slotd/slotd/netio/config"
@@ -46,14 +59,25 @@ type Options struct {
 	// ReplOffset is this node's replication offset (CLUSTER SHARDS); nil
 	// reports 0.
 	ReplOffset func() int64
+	// BusAddrs are the "host:port" addresses the cluster bus listens on
+	// (the bind addresses with the bus port). None: no listener.
+	BusAddrs []string
+	// DropSlots deletes the keys of slots this node lost to a newer
+	// configuration (called on the actor; must not block).
+	DropSlots func(slots []int)
+	// TickEvery is the period of State.Tick (0: 100 ms, Redis's
+	// clusterCron).
+	TickEvery time.Duration
 }
 
 // Cluster is a running cluster actor. It implements netio.Cluster.
 type Cluster struct {
 	pid      *actor.PID
 	root     *actor.RootContext
-	myID     atomic.Pointer[string]
+	myID     *atomic.Pointer[string]
 	store    *store
+	listener *peer.Listener
+	stopTick chan struct{}
 	stopOnce sync.Once
 }
 
@@ -61,7 +85,7 @@ type Cluster struct {
 var watched = []string{
 	"port", "cluster-port", "cluster-announce-ip", "cluster-announce-port", "cluster-announce-bus-port",
 	"cluster-announce-hostname", "cluster-require-full-coverage", "cluster-allow-reads-when-down",
-	"cluster-preferred-endpoint-type",
+	"cluster-preferred-endpoint-type", "cluster-node-timeout",
 }
 
 // Start loads or creates the node's cluster configuration, publishes the
@@ -81,23 +105,59 @@ func Start(o Options) (*Cluster, error) {
 		return nil, err
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
-		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset}
+		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, rnd: newRand(), links: map[bus.LinkID]*peer.Handle{},
+		myID: new(atomic.Pointer[string])}
 	if err := a.load(); err != nil {
 		st.close()
 		return nil, err
 	}
-	c := &Cluster{root: o.System.Root, store: st}
-	id := a.st.MyID()
-	c.myID.Store(&id)
+	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{})}
 
 	props := actor.PropsFromProducer(func() actor.Actor { return a },
-		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
 		actor.WithReceiverMiddleware(trace.Middleware("cluster", "cluster")))
 	c.pid = o.System.Root.Spawn(props)
+	if len(o.BusAddrs) > 0 {
+		l, err := peer.Listen(o.BusAddrs, func(conn net.Conn) { c.root.Send(c.pid, accepted{conn: conn}) })
+		if err != nil {
+			_ = c.root.StopFuture(c.pid).Wait()
+			st.close()
+			return nil, fmt.Errorf("Failed listening on port %d (cluster), aborting: %w", busPort(cfg), err)
+		}
+		c.listener = l
+	}
+	every := o.TickEvery
+	if every <= 0 {
+		every = 100 * time.Millisecond
+	}
+	go c.ticker(every)
 	for _, name := range watched {
 		cfg.OnChange(name, func(string) { c.root.Send(c.pid, configChanged{}) })
 	}
 	return c, nil
+}
+
+// BusPort is the port the cluster bus listens on: cluster-port, else
+// port+10000.
+func BusPort(cfg *config.Config) int { return busPort(cfg) }
+
+func busPort(cfg *config.Config) int {
+	if p := cfg.Int("cluster-port"); p != 0 {
+		return int(p)
+	}
+	return int(cfg.Int("port")) + bus.PortIncr
+}
+
+func (c *Cluster) ticker(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stopTick:
+			return
+		case <-t.C:
+			c.root.Send(c.pid, tick{})
+		}
+	}
 }
 
 // Submit handles one CLUSTER subcommand (args[0] is "cluster"). It writes
@@ -110,9 +170,14 @@ func (c *Cluster) Submit(args [][]byte, w *resp.Writer, done func()) {
 // MyID is this node's id (safe from any goroutine).
 func (c *Cluster) MyID() string { return *c.myID.Load() }
 
-// Stop stops the actor and releases nodes.conf. Safe to call twice.
+// Stop closes the bus listener, stops the actor and its links and releases
+// nodes.conf. Safe to call twice.
 func (c *Cluster) Stop() {
 	c.stopOnce.Do(func() {
+		if c.listener != nil {
+			c.listener.Close()
+		}
+		close(c.stopTick)
 		_ = c.root.StopFuture(c.pid).Wait()
 		c.store.close()
 	})
@@ -128,6 +193,12 @@ type request struct {
 // configChanged tells the actor to re-read the directives it follows.
 type configChanged struct{}
 
+// tick drives State.Tick.
+type tick struct{}
+
+// accepted is an inbound bus connection.
+type accepted struct{ conn net.Conn }
+
 // clusterActor owns the bus state. Only the actor goroutine touches it
 // (and Start, before the actor exists).
 type clusterActor struct {
@@ -138,20 +209,68 @@ type clusterActor struct {
 	table      *slots.Holder
 	dbEmpty    func() bool
 	replOffset func() int64
+	dropSlots  func([]int)
+	rnd        *rand.Rand
+	myID       *atomic.Pointer[string] // read by Cluster.MyID
+
+	links map[bus.LinkID]*peer.Handle // open links (peer actors are children)
+	// bufLimitExceeded counts links closed by the send limit
+	// (total_cluster_links_buffer_limit_exceeded).
+	bufLimitExceeded uint64
+	replicate        string // last Effects.Replicate logged
 }
 
-// Receive implements actor.Actor.
+// Receive implements actor.Actor. Every message is one step of the state
+// machine, followed by its effects.
 func (a *clusterActor) Receive(ctx actor.Context) {
+	now := time.Now().UnixMilli()
 	switch m := ctx.Message().(type) {
 	case *request:
-		a.serve(m)
+		a.serve(ctx, m)
+		return
 	case configChanged:
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())
-		if err := a.apply(); err != nil {
-			a.log.Error().Err(err).Msg("can't update cluster config file")
+	case tick:
+		a.st.Tick(now)
+	case accepted:
+		id := a.st.Accept(now, addrIP(m.conn.LocalAddr()), addrIP(m.conn.RemoteAddr()))
+		a.links[id] = peer.Spawn(ctx, a.peerOptions(ctx, id, m.conn, ""))
+	case *peer.Connected:
+		if a.links[m.Link] == nil {
+			return
 		}
+		a.st.LinkConnected(now, m.Link)
+	case *peer.Received:
+		if a.links[m.Link] == nil {
+			return // closed by us; the reader had this frame already
+		}
+		a.st.Receive(now, m.Link, m.Frame)
+	case *peer.Closed:
+		if a.links[m.Link] == nil {
+			return
+		}
+		delete(a.links, m.Link)
+		if m.BufferLimit {
+			a.bufLimitExceeded++
+			a.log.Warn().Uint64("link", uint64(m.Link)).Msg("cluster bus link send buffer over the limit: link freed")
+		}
+		a.st.LinkClosed(now, m.Link)
+	default:
+		return
 	}
+	if err := a.apply(ctx); err != nil {
+		a.log.Error().Err(err).Msg("Fatal: can't update cluster config file")
+	}
+}
+
+func (a *clusterActor) peerOptions(ctx actor.Context, id bus.LinkID, conn net.Conn, addr string) peer.Options {
+	timeout := time.Duration(a.cfg.Int("cluster-node-timeout")) * time.Millisecond
+	if timeout < time.Second {
+		timeout = time.Second
+	}
+	return peer.Options{Link: id, Owner: ctx.Self(), Conn: conn, Addr: addr, DialTimeout: timeout,
+		SendLimit: a.cfg.Int("cluster-link-sendbuf-limit"), Log: a.log}
 }
 
 // load reads nodes.conf, or creates a new node when it is missing or
@@ -174,6 +293,8 @@ func (a *clusterActor) load() error {
 	}
 	a.st.SetAnnounce(a.announce())
 	a.st.TakeEffects()
+	id := a.st.MyID()
+	a.myID.Store(&id)
 	// Always rewrite at start: the file gets the current ports (and any
 	// shard id Load had to invent), and an unwritable dir fails start-up
 	// rather than the first ADDSLOTS.
@@ -184,17 +305,62 @@ func (a *clusterActor) load() error {
 	return nil
 }
 
-// apply carries out the pending effects: save first, then publish.
-func (a *clusterActor) apply() error {
+// apply carries out the pending effects in order: save nodes.conf, publish
+// the routing table, dial, send, close (a closed link first flushes the
+// frames queued before), drop lost slots' keys, and note a role change.
+// When nodes.conf cannot be written nothing else is done: the node must not
+// act on a configuration (an epoch, a vote) it could lose.
+func (a *clusterActor) apply(ctx actor.Context) error {
 	fx := a.st.TakeEffects()
-	var err error
+	if id := a.st.MyID(); id != *a.myID.Load() { // CLUSTER RESET HARD
+		a.myID.Store(&id)
+	}
 	if fx.Save {
-		err = a.store.save(a.st.Config())
+		if err := a.store.save(a.st.Config()); err != nil {
+			return err
+		}
 	}
 	if fx.Publish {
 		a.table.Publish(a.st.Table())
 	}
-	return err
+	for _, d := range fx.Dial {
+		a.links[d.Link] = peer.Spawn(ctx, a.peerOptions(ctx, d.Link, nil, d.Addr))
+	}
+	for _, snd := range fx.Send {
+		if h := a.links[snd.Link]; h != nil {
+			ctx.Send(h.PID, &peer.Write{Frame: snd.Frame})
+		}
+	}
+	for _, id := range fx.Close {
+		if h := a.links[id]; h != nil {
+			delete(a.links, id)
+			ctx.Send(h.PID, peer.Close{})
+		}
+	}
+	if len(fx.DropSlots) > 0 && a.dropSlots != nil {
+		a.log.Warn().Ints("slots", fx.DropSlots).Msg("Deleting the keys of slots this node no longer serves")
+		a.dropSlots(fx.DropSlots)
+	}
+	if fx.Replicate != a.replicate {
+		a.replicate = fx.Replicate
+		if fx.Replicate != "" {
+			a.log.Warn().Str("master", fx.Replicate).
+				Msg("Lost my last slot: this node should become a replica of the node that took it (replication not implemented yet)")
+		}
+	}
+	return nil
+}
+
+// addrIP is the bare IP of a TCP address ("" if it has none).
+func addrIP(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return ""
+	}
+	return host
 }
 
 func (a *clusterActor) options() bus.Options {
@@ -202,6 +368,8 @@ func (a *clusterActor) options() bus.Options {
 		RequireFullCoverage: a.cfg.Bool("cluster-require-full-coverage"),
 		AllowReadsWhenDown:  a.cfg.Bool("cluster-allow-reads-when-down"),
 		PreferredEndpoint:   bus.ParseEndpointType(a.cfg.String("cluster-preferred-endpoint-type")),
+		NodeTimeout:         a.cfg.Int("cluster-node-timeout"),
+		Rand:                a.rnd,
 	}
 }
 
@@ -213,7 +381,7 @@ func (a *clusterActor) announce() bus.Announce {
 
 // serve executes one request; the reply goes out only after the effects
 // (nodes.conf first) are carried out.
-func (a *clusterActor) serve(r *request) {
+func (a *clusterActor) serve(ctx actor.Context, r *request) {
 	w := r.w
 	mark := len(w.B)
 	defer func() {
@@ -221,12 +389,12 @@ func (a *clusterActor) serve(r *request) {
 			w.B = w.B[:mark]
 			a.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("CLUSTER command panicked")
 			w.Error("ERR internal error executing 'cluster'")
-			_ = a.apply()
+			_ = a.apply(ctx)
 		}
 		r.done()
 	}()
 	a.exec(w, r.args)
-	if err := a.apply(); err != nil {
+	if err := a.apply(ctx); err != nil {
 		a.log.Error().Err(err).Msg("can't update cluster config file")
 		w.B = w.B[:mark]
 		w.Error("ERR Fatal: can't update cluster config file.")
@@ -243,7 +411,7 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 	case "myshardid":
 		w.BulkString(st.MyShardID())
 	case "info":
-		w.Verbatim(st.Info())
+		w.Verbatim(a.info())
 	case "nodes":
 		w.Verbatim(st.Nodes())
 	case "slots":
@@ -264,6 +432,10 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 		err = st.DelSlotsRange(args[2:])
 	case "flushslots":
 		err = st.FlushSlots(a.dbEmpty == nil || a.dbEmpty())
+	case "meet", "forget", "reset", "saveconfig", "set-config-epoch", "bumpepoch", "count-failure-reports",
+		"links", "replicas", "slaves":
+		a.execBus(w, sub, args)
+		return
 	default:
 		w.Error("ERR unknown subcommand '" + string(args[1]) + "'. Try CLUSTER HELP.")
 		return
@@ -276,6 +448,24 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 			w.OK()
 		}
 	}
+}
+
+// info is CLUSTER INFO with the links closed by their send limit (counted
+// here: the state never sees a send buffer) added in.
+func (a *clusterActor) info() string {
+	text := a.st.Info()
+	const key = "total_cluster_links_buffer_limit_exceeded:"
+	i := strings.LastIndex(text, key)
+	if a.bufLimitExceeded == 0 || i < 0 {
+		return text
+	}
+	i += len(key)
+	j := i + strings.Index(text[i:], "\r\n")
+	if j < i {
+		return text
+	}
+	n, _ := strconv.ParseUint(text[i:j], 10, 64)
+	return text[:i] + strconv.FormatUint(n+a.bufLimitExceeded, 10) + text[j:]
 }
 
 // writeSlots encodes CLUSTER SLOTS: [start, end, node...] with node entries
@@ -351,10 +541,20 @@ func writeShards(w *resp.Writer, shards []bus.Shard) {
 	}
 }
 
+// newRand returns the random source of the cluster logic, seeded from
+// crypto/rand (simulations seed theirs).
+func newRand() *rand.Rand {
+	var seed [32]byte
+	if _, err := crand.Read(seed[:]); err != nil {
+		panic(err)
+	}
+	return rand.New(rand.NewChaCha8(seed))
+}
+
 // newID returns a random 40-character lowercase hex id.
 func newID() string {
 	var b [bus.IDLen / 2]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if _, err := crand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
 	}
 	return hex.EncodeToString(b[:])

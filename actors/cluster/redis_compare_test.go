@@ -128,3 +128,90 @@ func TestRepliesMatchRedis(t *testing.T) {
 		same(cmd...)
 	}
 }
+
+// TestMembershipRepliesMatchRedis compares the replies of the membership
+// subcommands (MEET, FORGET, RESET, SAVECONFIG, SET-CONFIG-EPOCH,
+// BUMPEPOCH, COUNT-FAILURE-REPORTS, LINKS, REPLICAS) with redis-server's.
+func TestMembershipRepliesMatchRedis(t *testing.T) {
+	t.Parallel()
+	rport := startRedis(t)
+	n := startCluster(t)
+	ours := dialRaw(t, n.Addr)
+	theirs := dialRaw(t, "127.0.0.1:"+strconv.Itoa(rport))
+	replacer := func(rc *rawConn, port int) *strings.Replacer {
+		id := rc.do("cluster", "myid").S
+		return strings.NewReplacer(id, "<ID>", strconv.Itoa(port+10000), "<CPORT>", strconv.Itoa(port), "<PORT>")
+	}
+	ourRepl, theirRepl := replacer(ours, n.Port), replacer(theirs, rport)
+	same := func(cmds ...[]string) {
+		t.Helper()
+		for _, args := range cmds {
+			o := normalize(ours.do(args...), ourRepl).String()
+			r := normalize(theirs.do(args...), theirRepl).String()
+			assert.Equal(t, r, o, "%v", args)
+		}
+	}
+	same(
+		[]string{"cluster", "meet"}, []string{"cluster", "meet", "127.0.0.1"},
+		[]string{"cluster", "meet", "foo", "7000"}, []string{"cluster", "meet", "127.0.0.1", "abc"},
+		[]string{"cluster", "meet", "127.0.0.1", "70000"}, []string{"cluster", "meet", "127.0.0.1", "-1"},
+		[]string{"cluster", "meet", "127.0.0.1", "0"}, []string{"cluster", "meet", "127.0.0.1", "07000"},
+		[]string{"cluster", "meet", "127.0.0.1", "60000"}, []string{"cluster", "meet", "127.0.0.1", "99999999999"},
+		[]string{"cluster", "meet", "127.0.0.1", "7000", "abc"}, []string{"cluster", "meet", "127.0.0.1", "7000", "70000"},
+		[]string{"cluster", "meet", "127.0.0.1", "7000", "0"}, []string{"cluster", "meet", "127.0.0.1", "7000", "1", "2"},
+		[]string{"cluster", "meet", "::1::2", "7000"}, []string{"cluster", "meet", "1.2.3", "7000"},
+		[]string{"cluster", "forget"}, []string{"cluster", "forget", "abc"},
+		[]string{"cluster", "forget", strings.Repeat("0", 40)},
+		[]string{"cluster", "reset", "foo"}, []string{"cluster", "reset", "soft", "x"},
+		[]string{"cluster", "saveconfig", "x"}, []string{"cluster", "saveconfig"},
+		[]string{"cluster", "set-config-epoch"}, []string{"cluster", "set-config-epoch", "abc"},
+		[]string{"cluster", "set-config-epoch", "-1"}, []string{"cluster", "set-config-epoch", "99999999999999999999"},
+		[]string{"cluster", "set-config-epoch", "0"}, []string{"cluster", "set-config-epoch", "5"},
+		[]string{"cluster", "set-config-epoch", "6"}, []string{"cluster", "bumpepoch"}, []string{"cluster", "bumpepoch", "x"},
+		[]string{"cluster", "count-failure-reports"}, []string{"cluster", "count-failure-reports", "abc"},
+		[]string{"cluster", "links"}, []string{"cluster", "links", "x"},
+		[]string{"cluster", "replicas"}, []string{"cluster", "replicas", "abc"}, []string{"cluster", "slaves", "abc"},
+	)
+	// (CLUSTER INFO as a whole is compared below: redis-server reports
+	// cluster_size:1 for its first 2 s.)
+	for _, rc := range []*rawConn{ours, theirs} {
+		info := rc.do("cluster", "info").S
+		assert.Contains(t, info, "\r\ncluster_current_epoch:5\r\ncluster_my_epoch:5\r\n")
+	}
+	// Their own ids differ: same replies, each with its own id.
+	for _, sub := range []string{"replicas", "slaves", "count-failure-reports", "forget"} {
+		o := ours.do("cluster", sub, ours.do("cluster", "myid").S).String()
+		r := theirs.do("cluster", sub, theirs.do("cluster", "myid").S).String()
+		assert.Equal(t, r, o, sub)
+	}
+
+	// A master with keys refuses RESET; emptied, a soft reset keeps the
+	// id, a hard one takes a new id and zeroes the epochs.
+	k5 := keyInSlot(5)
+	for _, rc := range []*rawConn{ours, theirs} {
+		require.Equal(t, "OK", rc.do("config", "set", "cluster-require-full-coverage", "no").S)
+		require.Equal(t, "OK", rc.do("cluster", "addslots", "5").S)
+		nodetest.Eventually(t, 15*time.Second, func() bool {
+			return strings.HasPrefix(rc.do("cluster", "info").S, "cluster_state:ok\r\n")
+		}, "cluster_state:ok")
+	}
+	same([]string{"set", k5, "v"}, []string{"cluster", "reset"}, []string{"cluster", "reset", "hard"},
+		[]string{"cluster", "reset", "SOFT"}, []string{"del", k5}, []string{"cluster", "reset", "soft"},
+		[]string{"cluster", "nodes"}, []string{"cluster", "info"})
+	same([]string{"cluster", "reset", "hard"})
+	ourRepl, theirRepl = replacer(ours, n.Port), replacer(theirs, rport)
+	same([]string{"cluster", "nodes"}, []string{"cluster", "info"})
+
+	// MEET of a valid address answers OK at once and adds a handshake
+	// node; a node that knows another refuses SET-CONFIG-EPOCH.
+	same([]string{"cluster", "meet", "127.0.0.1", "1"}, []string{"cluster", "meet", "127.0.0.1", "1"})
+	for _, rc := range []*rawConn{ours, theirs} {
+		assert.Contains(t, rc.do("cluster", "info").S, "cluster_known_nodes:2\r\n")
+		assert.Regexp(t, `(?m)^[0-9a-f]{40} 127\.0\.0\.1:1@10001 handshake - \d+ 0 0 disconnected$`,
+			rc.do("cluster", "nodes").S)
+	}
+	same([]string{"cluster", "set-config-epoch", "1"})
+	ours.do("hello", "3")
+	theirs.do("hello", "3")
+	same([]string{"cluster", "links"}, []string{"cluster", "bumpepoch"})
+}

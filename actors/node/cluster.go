@@ -1,14 +1,19 @@
 package node
 
 import (
+	"strings"
+
 	"github.com/slotd/slotd/actors/cluster"
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio"
 )
 
 // startCluster starts the cluster actor of a cluster-enabled node: it loads
 // (or creates) nodes.conf, publishes the first routing table into the
 // holder the server routes with (n.Server.Table, created by Start before
-// the server), and becomes n.Server.Cluster. The cluster bus port is not
-// opened yet: the node knows only itself.
+// the server), opens the cluster bus on the bind addresses with the bus
+// port (cluster-port, else port+10000; the cluster-announce-* directives
+// change only what the node announces), and becomes n.Server.Cluster.
 func startCluster(n *Node) (func(), error) {
 	shards := n.Server.Shards()
 	c, err := cluster.Start(cluster.Options{
@@ -17,10 +22,25 @@ func startCluster(n *Node) (func(), error) {
 		System:  n.System,
 		Table:   n.Server.Table,
 		DBEmpty: func() bool { return shards.NextNonEmpty(0) < 0 },
+		DropSlots: func(lost []int) {
+			for _, slot := range lost {
+				shards.Do(shards.Of(slot), func(s *shard.Shard) { s.DropSlot(slot) })
+			}
+		},
+		BusAddrs: busAddrs(n.Cfg.String("bind"), cluster.BusPort(n.Cfg)),
 	})
 	if err != nil {
 		return nil, err
 	}
 	n.Server.Cluster = c
 	return c.Stop, nil
+}
+
+// busAddrs are the client listen addresses with the bus port.
+func busAddrs(bind string, port int) []string {
+	var out []string
+	for _, a := range netio.ListenAddrs(bind, port) {
+		out = append(out, strings.TrimPrefix(a, "tcp://"))
+	}
+	return out
 }

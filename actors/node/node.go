@@ -16,6 +16,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
+	_ "github.com/slotd/slotd/actors/script/scriptcmd"
 	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"

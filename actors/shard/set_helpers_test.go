@@ -263,7 +263,7 @@ func szScanAll(t *testing.T, sc *szConn, cmd, key string, opts ...string) map[st
 }
 
 // szWords splits a script line on spaces; 'single quotes' group words and
-// '' is the empty argument.
+// ” is the empty argument.
 func szWords(line string) []string {
 	var out []string
 	for len(line) > 0 {

@@ -31,7 +31,7 @@ func init() {
 		allKeys(setSpec("sdiffstore", -3, "Subtract multiple sets and store the resulting set in a key", "1.0.0",
 			cmdSDiffStore, "write", "denyoom")),
 		numkeysSpec(setSpec("sintercard", -3, "Intersect multiple sets and return the cardinality of the result",
-			"7.0.0", cmdSInterCard, "readonly", "movablekeys"), 1, sinterCardNumkeys),
+			"7.0.0", cmdSInterCard, "readonly"), 1, sinterCardNumkeys),
 	)
 }
 

@@ -62,6 +62,7 @@ type Shard struct {
 	ready   []string              // keys signalled since the last wake
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
+	script  scriptShard // Lua VM, offloaded script batches
 
 	Stats Stats
 	log   zerolog.Logger
@@ -71,10 +72,17 @@ type Shard struct {
 type tick struct{}
 
 // Receive implements actor.Actor.
-func (s *Shard) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+func (s *Shard) Receive(ctx actor.Context) { s.handle(ctx.Message()) }
+
+func (s *Shard) handle(msg any) {
+	if s.holdForScript(msg) {
+		return
+	}
+	switch m := msg.(type) {
 	case *Batch:
-		s.run(m)
+		if !s.offloadScript(m) {
+			s.run(m)
+		}
 	case tick:
 		s.activeExpire(time.Now().UnixMilli())
 	case unblockTimeout:
@@ -282,6 +290,11 @@ type Group struct {
 	// HashMaxListpackEntries and HashMaxListpackValue mirror
 	// hash-max-listpack-entries/-value: when a hash leaves its compact form.
 	HashMaxListpackEntries, HashMaxListpackValue atomic.Int64
+	// HLLSparseMaxBytes mirrors hll-sparse-max-bytes: the size past which a
+	// sparse HyperLogLog turns dense.
+	HLLSparseMaxBytes atomic.Int64
+
+	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
 
 // NewGroup spawns n shard actors on system.
@@ -295,6 +308,7 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 	g.ZSetMaxListpackValue.Store(64)
 	g.HashMaxListpackEntries.Store(128)
 	g.HashMaxListpackValue.Store(64)
+	g.HLLSparseMaxBytes.Store(3000)
 	for i := 0; i < n; i++ {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i,
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),

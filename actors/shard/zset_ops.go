@@ -34,20 +34,20 @@ func init() {
 		return s
 	}
 	command.Register(
-		src(zsetSpec("zunion", -3, "Add multiple sorted sets", "6.2.0", cmdZUnion, "readonly", "movablekeys"), 1),
-		src(zsetSpec("zinter", -3, "Intersect multiple sorted sets", "6.2.0", cmdZInter, "readonly", "movablekeys"), 1),
-		src(zsetSpec("zdiff", -3, "Subtract multiple sorted sets", "6.2.0", cmdZDiff, "readonly", "movablekeys"), 1),
+		src(zsetSpec("zunion", -3, "Add multiple sorted sets", "6.2.0", cmdZUnion, "readonly"), 1),
+		src(zsetSpec("zinter", -3, "Intersect multiple sorted sets", "6.2.0", cmdZInter, "readonly"), 1),
+		src(zsetSpec("zdiff", -3, "Subtract multiple sorted sets", "6.2.0", cmdZDiff, "readonly"), 1),
 		src(zsetSpec("zintercard", -3, "Intersect multiple sorted sets and return the cardinality of the result",
-			"7.0.0", cmdZInterCard, "readonly", "movablekeys"), 1),
+			"7.0.0", cmdZInterCard, "readonly"), 1),
 		store(zsetSpec("zunionstore", -4,
 			"Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0",
-			cmdZUnionStore, "write", "denyoom", "movablekeys")),
+			cmdZUnionStore, "write", "denyoom")),
 		store(zsetSpec("zinterstore", -4,
 			"Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0",
-			cmdZInterStore, "write", "denyoom", "movablekeys")),
+			cmdZInterStore, "write", "denyoom")),
 		store(zsetSpec("zdiffstore", -4,
 			"Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0",
-			cmdZDiffStore, "write", "denyoom", "movablekeys")),
+			cmdZDiffStore, "write", "denyoom")),
 	)
 }
 

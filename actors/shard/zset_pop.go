@@ -21,7 +21,7 @@ func init() {
 		zsetSpec("zpopmax", -2, "Remove and return members with the highest scores in a sorted set", "5.0.0",
 			cmdZPopMax, "write", "fast"),
 		numkeysSpec(zsetSpec("zmpop", -4, "Remove and return members with scores in a sorted set", "7.0.0",
-			cmdZMPop, "write", "movablekeys"), 1, func(args [][]byte) (int, string) {
+			cmdZMPop, "write"), 1, func(args [][]byte) (int, string) {
 			return zmpopNumkeys(args, 1)
 		}),
 		szTips(zsetSpec("zrandmember", -2, "Get one or multiple random elements from a sorted set", "6.2.0",

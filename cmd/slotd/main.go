@@ -3,6 +3,10 @@
 //	slotd [config-file] [--directive value ...]
 //
 // takes redis.conf directives like redis-server does.
+//
+//	slotd demo [--nodes 3] [--port 7000]
+//
+// starts a local cluster of slotd child processes (see demo.go).
 package main
 
 import (
@@ -17,6 +21,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "demo" {
+		os.Exit(runDemo(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	cfg := config.New()
 	cfg.SetChdir(true) // like redis-server: relative paths resolve in dir
 	if err := cfg.LoadArgs(os.Args[1:]); err != nil {

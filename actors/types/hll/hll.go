@@ -28,12 +28,12 @@ import (
 
 // Geometry of Redis's sketches.
 const (
-	P         = 14            // index bits
-	Q         = 64 - P        // bits left for the run of zeros
-	Registers = 1 << P        // 16384
-	RegBits   = 6             // bits per dense register
+	P         = 14     // index bits
+	Q         = 64 - P // bits left for the run of zeros
+	Registers = 1 << P // 16384
+	RegBits   = 6      // bits per dense register
 	RegMax    = 1<<RegBits - 1
-	HdrSize   = 16                             // magic, encoding, 3 unused, cached card
+	HdrSize   = 16                            // magic, encoding, 3 unused, cached card
 	DenseSize = HdrSize + Registers*RegBits/8 // 12304
 
 	// Encodings (the header's fifth byte).
@@ -100,7 +100,7 @@ func New() []byte {
 	b := make([]byte, HdrSize+2, HdrSize+16)
 	copy(b, "HYLL")
 	b[4] = Sparse
-	putXZero(b[HdrSize:], Registers)
+	putXZero(b[HdrSize:], sparseXZeroMaxLen) // one XZERO spans all 16384
 	return b
 }
 
@@ -167,12 +167,12 @@ func denseRaise(regs []byte, i int, v uint8) bool {
 }
 
 // Sparse opcode helpers. p is the opcode's first byte.
-func isZero(p byte) bool   { return p&0xc0 == 0 }
-func isXZero(p byte) bool  { return p&0xc0 == 0x40 }
-func isVal(p byte) bool    { return p&0x80 != 0 }
-func zeroLen(p byte) int   { return int(p&0x3f) + 1 }
-func valValue(p byte) int  { return int(p>>2&0x1f) + 1 }
-func valLen(p byte) int    { return int(p&0x3) + 1 }
+func isZero(p byte) bool  { return p&0xc0 == 0 }
+func isXZero(p byte) bool { return p&0xc0 == 0x40 }
+func isVal(p byte) bool   { return p&0x80 != 0 }
+func zeroLen(p byte) int  { return int(p&0x3f) + 1 }
+func valValue(p byte) int { return int(p>>2&0x1f) + 1 }
+func valLen(p byte) int   { return int(p&0x3) + 1 }
 func xzeroLen(b []byte, i int) int {
 	lo := 0
 	if i+1 < len(b) {
@@ -219,6 +219,30 @@ func sparseWalk(body []byte, fn func(first, n, val int) bool) {
 	}
 }
 
+// sparseRuns calls fn for each non-zero run of a sparse body after checking
+// that the runs cover exactly the 16384 registers: a run reaching past the
+// end, or a body that ends early, is ErrCorrupt (as redis-server 7.0.15
+// with its security fixes answers) and fn sees nothing past the overflow.
+func sparseRuns(body []byte, fn func(first, n, val int)) error {
+	idx := 0
+	var err error
+	sparseWalk(body, func(first, n, val int) bool {
+		if first+n > Registers {
+			err = ErrCorrupt
+			return false
+		}
+		if val != 0 {
+			fn(first, n, val)
+		}
+		idx = first + n
+		return true
+	})
+	if err == nil && idx != Registers {
+		err = ErrCorrupt
+	}
+	return err
+}
+
 // ToDense converts a sparse sketch to dense (returning b itself when it is
 // already dense). The header, cached cardinality included, is kept.
 func ToDense(b []byte) ([]byte, error) {
@@ -229,23 +253,13 @@ func ToDense(b []byte) ([]byte, error) {
 	copy(d, b[:HdrSize])
 	d[4] = Dense
 	regs := d[HdrSize:]
-	idx := 0
-	sparseWalk(b[HdrSize:], func(first, n, val int) bool {
-		idx = first + n
-		if val == 0 {
-			return true
-		}
-		if first+n > Registers {
-			idx = first // as Redis: stop without counting the run
-			return false
-		}
+	err := sparseRuns(b[HdrSize:], func(first, n, val int) {
 		for j := first; j < first+n; j++ {
 			denseSet(regs, j, uint8(val))
 		}
-		return true
 	})
-	if idx != Registers {
-		return nil, ErrCorrupt
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -403,38 +417,24 @@ func promote(b []byte, index int, count uint8) ([]byte, int) {
 	return d, 1
 }
 
-// Merge raises max[i] to each register of sketch b.
-func Merge(max *[Registers]uint8, b []byte) error {
+// Merge raises each of regs to the matching register of sketch b.
+func Merge(regs *[Registers]uint8, b []byte) error {
 	if b[4] == Dense {
-		regs := b[HdrSize:]
-		for i := range max {
-			if v := denseGet(regs, i); v > max[i] {
-				max[i] = v
+		src := b[HdrSize:]
+		for i := range regs {
+			if v := denseGet(src, i); v > regs[i] {
+				regs[i] = v
 			}
 		}
 		return nil
 	}
-	idx := 0
-	sparseWalk(b[HdrSize:], func(first, n, val int) bool {
-		idx = first + n
-		if val == 0 {
-			return true
-		}
-		if first+n > Registers {
-			idx = first
-			return false
-		}
+	return sparseRuns(b[HdrSize:], func(first, n, val int) {
 		for j := first; j < first+n; j++ {
-			if uint8(val) > max[j] {
-				max[j] = uint8(val)
+			if uint8(val) > regs[j] {
+				regs[j] = uint8(val)
 			}
 		}
-		return true
 	})
-	if idx != Registers {
-		return ErrCorrupt
-	}
-	return nil
 }
 
 // Count estimates the cardinality of sketch b (ignoring the cache). It

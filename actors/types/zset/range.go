@@ -141,38 +141,64 @@ func (z *ZSet) inLex(r LexRange) bool {
 	return r.GteMin(z.sl.tail.member) && r.LteMax(z.sl.first().member)
 }
 
-// FirstInLex is the first node whose member is in r, or nil. Lex ranges
-// assume all scores are equal (as Redis documents); with mixed scores the
-// answer is the first node of the order past which the members reach the
-// minimum.
+// FirstInLex is the first node whose member is in r, or nil.
+//
+// Lex ranges assume all scores are equal, as Redis documents. With mixed
+// scores the members are not in order and Redis's answer depends on the
+// encoding: a listpack is scanned from the start (the first member not
+// below the minimum), which Compact sets reproduce exactly; a skiplist is
+// searched top-down, so the answer depends on the random node heights, and
+// only the same kind of search is done here.
 func (z *ZSet) FirstInLex(r LexRange) *Node {
 	if !z.inLex(r) {
 		return nil
 	}
-	n := z.sl.firstWhere(func(n *Node) bool { return r.GteMin(n.member) })
+	var n *Node
+	if z.Compact {
+		for n = z.sl.first(); n != nil && !r.GteMin(n.member); n = n.Next() {
+		}
+	} else {
+		n = z.sl.firstWhere(func(n *Node) bool { return r.GteMin(n.member) })
+	}
 	if n == nil || !r.LteMax(n.member) {
 		return nil
 	}
 	return n
 }
 
-// LastInLex is the last node whose member is in r, or nil.
+// LastInLex is the last node whose member is in r, or nil (scanning back
+// from the end for a Compact set, see FirstInLex).
 func (z *ZSet) LastInLex(r LexRange) *Node {
 	if !z.inLex(r) {
 		return nil
 	}
-	n := z.sl.lastWhere(func(n *Node) bool { return r.LteMax(n.member) })
+	var n *Node
+	if z.Compact {
+		for n = z.sl.tail; n != nil && !r.LteMax(n.member); n = n.Prev() {
+		}
+	} else {
+		n = z.sl.lastWhere(func(n *Node) bool { return r.LteMax(n.member) })
+	}
 	if n == nil || !r.GteMin(n.member) {
 		return nil
 	}
 	return n
 }
 
-// CountInLex is the number of nodes whose member is in r.
+// CountInLex is the number of nodes whose member is in r: for a Compact
+// set the run from FirstInLex while members stay below the maximum (as a
+// listpack is counted), else by ranks in O(log n).
 func (z *ZSet) CountInLex(r LexRange) int {
 	first := z.FirstInLex(r)
 	if first == nil {
 		return 0
+	}
+	if z.Compact {
+		n := 0
+		for x := first; x != nil && r.LteMax(x.member); x = x.Next() {
+			n++
+		}
+		return n
 	}
 	last := z.LastInLex(r)
 	if last == nil {

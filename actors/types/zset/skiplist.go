@@ -13,6 +13,7 @@ type Node struct {
 	score  float64
 	prev   *Node // level-0 predecessor; nil for the first node
 	lv     []link
+	one    [1]link // lv's storage for the 3 in 4 nodes that have one level
 }
 
 // link is a forward pointer with its span: how many level-0 steps it jumps
@@ -39,14 +40,16 @@ func (n *Node) Prev() *Node { return n.prev }
 // span, which turns position lookups into O(log n) walks: the rank of a node
 // is the sum of the spans followed to reach it.
 type skiplist struct {
-	head  Node // sentinel with maxLevel links; its member and score are unused
+	// head is the sentinel; its member and score are unused. Its links grow
+	// with the tallest node, so a small set does not pay for maxLevel links.
+	head  Node
 	tail  *Node
-	level int // number of levels in use (≥ 1)
+	level int // number of levels in use (≥ 1, ≤ len(head.lv))
 	n     int
 }
 
 func (sl *skiplist) init() {
-	sl.head.lv = make([]link, maxLevel)
+	sl.head.lv = sl.head.one[:]
 	sl.level = 1
 }
 
@@ -82,6 +85,9 @@ func (sl *skiplist) insert(score float64, member string) *Node {
 		path[i], pos[i] = x, r
 	}
 	h := randomLevel()
+	if h > len(sl.head.lv) {
+		sl.head.lv = append(sl.head.lv, make([]link, h-len(sl.head.lv))...)
+	}
 	for i := sl.level; i < h; i++ {
 		path[i], pos[i] = &sl.head, 0
 		sl.head.lv[i] = link{span: sl.n}
@@ -89,7 +95,12 @@ func (sl *skiplist) insert(score float64, member string) *Node {
 	if h > sl.level {
 		sl.level = h
 	}
-	n := &Node{member: member, score: score, lv: make([]link, h)}
+	n := &Node{member: member, score: score}
+	if h == 1 {
+		n.lv = n.one[:]
+	} else {
+		n.lv = make([]link, h)
+	}
 	for i := 0; i < h; i++ {
 		p := path[i]
 		// p is at rank pos[i]; the new node lands at rank pos[0]+1.

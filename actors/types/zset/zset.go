@@ -20,7 +20,9 @@ import (
 	"github.com/slotd/slotd/actors/types/dict"
 )
 
-// ZSet is a sorted set. The zero value is not usable; call New.
+// ZSet is a sorted set. The zero value is not usable; call New. A ZSet
+// must not be copied by value (its skiplist head links into itself); use
+// Copy.
 type ZSet struct {
 	sl   skiplist
 	dict dict.Dict[*Node]

@@ -53,7 +53,7 @@ func checkSpans(t *testing.T, z *ZSet) {
 			require.Equal(t, rank[x.lv[i].next]-rank[x], x.lv[i].span, "span at level %d", i)
 		}
 	}
-	for i := z.sl.level; i < maxLevel; i++ {
+	for i := z.sl.level; i < len(z.sl.head.lv); i++ {
 		require.Nil(t, z.sl.head.lv[i].next, "unused level %d linked", i)
 	}
 }
@@ -179,8 +179,14 @@ func TestZSetRandomOpsMatchModel(t *testing.T) {
 }
 
 func TestZSetLexRanges(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		testLexRanges(t, compact)
+	}
+}
+
+func testLexRanges(t *testing.T, compact bool) {
 	r := rand.New(rand.NewPCG(7, 7))
-	z := New(false)
+	z := New(compact)
 	var all []string
 	for i := 0; i < 300; i++ {
 		m := fmt.Sprintf("%c%d", 'a'+r.IntN(26), r.IntN(50))

@@ -1,0 +1,168 @@
+package cluster
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/bus"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// Redis 7.0 texts of the membership subcommands' own checks (the bus
+// returns the texts of the checks it makes).
+const (
+	errSyntax = "ERR syntax error"
+)
+
+// subcommandSyntax is Redis's reply to a subcommand called with an argument
+// count it does not take (the arity check only bounds it from below).
+func subcommandSyntax(sub []byte) string {
+	s := string(sub)
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return "ERR unknown subcommand or wrong number of arguments for '" + s + "'. Try CLUSTER HELP."
+}
+
+// execBus serves the subcommands that drive the cluster bus: membership
+// (MEET, FORGET, RESET), epochs, and the link and replica views.
+func (a *clusterActor) execBus(w *resp.Writer, sub string, args [][]byte) {
+	st := a.st
+	now := time.Now().UnixMilli()
+	reply := func(err error) {
+		if err != nil {
+			w.Error(err.Error())
+			return
+		}
+		w.OK()
+	}
+	switch sub {
+	case "meet":
+		// CLUSTER MEET ip port [cport]: the handshake runs in the
+		// background; the reply is +OK at once unless the address is
+		// unusable.
+		if len(args) != 4 && len(args) != 5 {
+			w.Error(subcommandSyntax(args[1]))
+			return
+		}
+		port, ok := resp.ParseInt(args[3])
+		if !ok {
+			w.Error("ERR Invalid TCP base port specified: " + string(args[3]))
+			return
+		}
+		cport := port + bus.PortIncr
+		if len(args) == 5 {
+			if cport, ok = resp.ParseInt(args[4]); !ok {
+				w.Error("ERR Invalid TCP bus port specified: " + string(args[4]))
+				return
+			}
+		}
+		ip := string(args[2])
+		if port <= 0 || port > 65535 || cport <= 0 || cport > 65535 || net.ParseIP(ip) == nil {
+			w.Error("ERR Invalid node address specified: " + ip + ":" + string(args[3]))
+			return
+		}
+		reply(st.Meet(now, ip, int(port), int(cport)))
+	case "forget":
+		reply(st.Forget(now, string(args[2])))
+	case "reset":
+		if len(args) > 3 {
+			w.Error(subcommandSyntax(args[1]))
+			return
+		}
+		hard := false
+		if len(args) == 3 {
+			switch strings.ToLower(string(args[2])) {
+			case "hard":
+				hard = true
+			case "soft":
+			default:
+				w.Error(errSyntax)
+				return
+			}
+		}
+		reply(st.Reset(now, hard, a.dbEmpty == nil || a.dbEmpty()))
+	case "saveconfig":
+		if err := a.store.save(st.Config()); err != nil {
+			w.Error("ERR error saving the cluster node config: " + err.Error())
+			return
+		}
+		w.OK()
+	case "set-config-epoch":
+		epoch, err := bus.ParseConfigEpoch(args[2])
+		if err != nil {
+			w.Error(err.Error())
+			return
+		}
+		reply(st.SetConfigEpoch(epoch))
+	case "bumpepoch":
+		bumped, epoch := st.BumpEpoch()
+		word := "STILL "
+		if bumped {
+			word = "BUMPED "
+		}
+		w.Simple(word + strconv.FormatUint(epoch, 10))
+	case "count-failure-reports":
+		n, err := st.CountFailureReports(string(args[2]))
+		if err != nil {
+			w.Error(err.Error())
+			return
+		}
+		w.Int(int64(n))
+	case "links":
+		a.writeLinks(w, now)
+	case "replicas", "slaves":
+		a.writeReplicas(w, string(args[2]))
+	}
+}
+
+// writeLinks encodes CLUSTER LINKS: one map per link with direction, node,
+// create-time, events, send-buffer-allocated and send-buffer-used. The
+// send-buffer figures come from the link's peer actor.
+func (a *clusterActor) writeLinks(w *resp.Writer, now int64) {
+	links := a.st.Links(now)
+	w.Array(len(links))
+	for _, l := range links {
+		alloc, used := l.SendBufferAllocated, l.SendBufferUsed
+		events := l.Events
+		if h := a.links[l.Link]; h != nil {
+			alloc, used = h.SendBuffer()
+			events = ""
+			if h.Connected() {
+				events = "r"
+			}
+			if used > 0 {
+				events += "w"
+			}
+		}
+		w.Map(6)
+		w.BulkString("direction")
+		w.BulkString(l.Direction)
+		w.BulkString("node")
+		w.BulkString(l.Node)
+		w.BulkString("create-time")
+		w.Int(l.CreateTime)
+		w.BulkString("events")
+		w.BulkString(events)
+		w.BulkString("send-buffer-allocated")
+		w.Int(alloc)
+		w.BulkString("send-buffer-used")
+		w.Int(used)
+	}
+}
+
+// writeReplicas encodes CLUSTER REPLICAS id: the CLUSTER NODES line (without
+// its newline) of every replica of master id.
+func (a *clusterActor) writeReplicas(w *resp.Writer, id string) {
+	lines, err := a.st.Replicas(id)
+	if err != nil {
+		w.Error(err.Error())
+		return
+	}
+	w.Array(len(lines))
+	for _, l := range lines {
+		w.BulkString(l)
+	}
+}

@@ -1,0 +1,105 @@
+package shard_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// bitSameAsRedis sends script to a real redis-server and to slotd (both
+// started with directives), in RESP2 and RESP3, and requires byte-identical
+// replies. Keys carry the hash tag {t}, rewritten per protocol so each run
+// starts from empty keys.
+func bitSameAsRedis(t *testing.T, script [][]string, directives ...string) {
+	t.Helper()
+	ref := strRedis(t, directives...)
+	opts := []string{"shard-actors", "4"}
+	for i := 0; i+1 < len(directives); i += 2 {
+		opts = append(opts, strings.TrimPrefix(directives[i], "--"), directives[i+1])
+	}
+	n := nodetest.Start(t, opts...)
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			t.Parallel()
+			want := strDial(t, ref, proto)
+			got := strDial(t, n.Addr, proto)
+			tag := fmt.Sprintf("{t%d}", proto)
+			for _, cmd := range script {
+				args := make([]string, len(cmd))
+				for i, a := range cmd {
+					args[i] = strings.ReplaceAll(a, "{t}", tag)
+				}
+				w, g := bitDo(t, want, args), bitDo(t, got, args)
+				if !assert.Equal(t, w, g, "reply to %q", bitShort(args)) {
+					return // later replies depend on this one
+				}
+			}
+		})
+	}
+}
+
+// bitShort abbreviates long argument lists for failure messages.
+func bitShort(args []string) []string {
+	if len(args) <= 8 {
+		return args
+	}
+	return append(append([]string{}, args[:8]...), fmt.Sprintf("... (%d args)", len(args)))
+}
+
+// bitDo sends one command on sc and returns its raw reply. Unlike
+// strConn.Do it reads aggregates in linear time (PFDEBUG GETREG answers
+// 16384 elements).
+func bitDo(t *testing.T, sc *strConn, args []string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+	for _, a := range args {
+		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+	}
+	require.NoError(t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := io.WriteString(sc.c, b.String())
+	require.NoError(t, err)
+	var out strings.Builder
+	require.NoError(t, bitReadReply(sc.r, &out), "reading the reply to %q", bitShort(args))
+	return out.String()
+}
+
+// bitReadReply appends one complete RESP2/RESP3 reply, verbatim, to out.
+func bitReadReply(r *bufio.Reader, out *strings.Builder) error {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if len(line) < 3 {
+		return fmt.Errorf("short line %q", line)
+	}
+	out.WriteString(line)
+	n, _ := strconv.Atoi(line[1 : len(line)-2])
+	switch line[0] {
+	case '$', '=', '!':
+		if n < 0 {
+			return nil
+		}
+		_, err := io.CopyN(out, r, int64(n)+2)
+		return err
+	case '*', '~', '>', '%', '|':
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			if err := bitReadReply(r, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package shard
+
+import (
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/types/hll"
+	"github.com/slotd/slotd/netio/command"
+)
+
+// HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST. A
+// sketch is a string value in Redis's exact layout (package hll), so GET,
+// SET and DUMP/RESTORE move sketches between slotd and Redis unchanged.
+
+func init() {
+	pfcount := hllSpec("pfcount", -2,
+		"Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
+		cmdPFCount, "readonly")
+	pfcount.Last = -1
+	pfmerge := hllSpec("pfmerge", -2, "Merge N different HyperLogLogs into a single one.", cmdPFMerge,
+		"write", "denyoom")
+	pfmerge.Last = -1
+	pfdebug := hllSpec("pfdebug", 3, "Internal commands for debugging HyperLogLog values", cmdPFDebug,
+		"write", "denyoom", "admin")
+	pfdebug.First, pfdebug.Last = 2, 2
+	// PFSELFTEST has no key: it runs in shard 0 (Slot -1), like Redis
+	// running it on its main thread.
+	pfselftest := hllSpec("pfselftest", 1, "An internal command for testing HyperLogLog values",
+		cmdPFSelfTest, "admin")
+	pfselftest.First, pfselftest.Last, pfselftest.Step = 0, 0, 0
+	command.Register(
+		hllSpec("pfadd", -2, "Adds the specified elements to the specified HyperLogLog.", cmdPFAdd,
+			"write", "denyoom", "fast"),
+		pfcount, pfmerge, pfdebug, pfselftest,
+	)
+}
+
+func hllSpec(name string, arity int, summary string, h Handler, flags ...string) *command.Spec {
+	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: "hyperloglog", Since: "2.8.9", Summary: summary, Exec: command.Shard, Handler: h,
+		Categories: typeCategories(flags, "hyperloglog")}
+}
+
+const (
+	errNotHLL     = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	errInvalidHLL = "INVALIDOBJ Corrupted HLL object detected"
+)
+
+// hllSparseMax is hll-sparse-max-bytes.
+func (c *Call) hllSparseMax() int64 { return c.S.group.HLLSparseMaxBytes.Load() }
+
+// isHLL checks that e holds a sketch, replying with the right WRONGTYPE
+// error if not.
+func (c *Call) isHLL(e *keyspace.Entry) bool {
+	if e.Kind != keyspace.KindString {
+		c.W.Error(ErrWrongType)
+		return false
+	}
+	if !hll.Valid(e.Str) {
+		c.W.Error(errNotHLL)
+		return false
+	}
+	return true
+}
+
+// cmdPFAdd implements PFADD key [element ...]: 1 if the key was created or
+// a register changed, else 0.
+func cmdPFAdd(c *Call) {
+	key := c.Args[1]
+	e := c.LookupWrite(key)
+	updated := false
+	if e == nil {
+		e = c.Create(key, keyspace.KindString)
+		e.Str = hll.New()
+		updated = true
+	} else if !c.isHLL(e) {
+		return
+	}
+	limit := c.hllSparseMax()
+	for _, ele := range c.Args[2:] {
+		var r int
+		e.Str, r = hll.Add(e.Str, ele, limit)
+		switch r {
+		case 1:
+			updated = true
+		case -1:
+			c.W.Error(errInvalidHLL)
+			return
+		}
+	}
+	if !updated {
+		c.Unchanged()
+		c.W.Int(0)
+		return
+	}
+	hll.InvalidateCache(e.Str)
+	c.W.Int(1)
+}
+
+// cmdPFCount implements PFCOUNT key [key ...]. One key answers from (and
+// refreshes) the cached cardinality stored in the value, which counts as a
+// modification as in Redis; several keys count their union without
+// touching them.
+func cmdPFCount(c *Call) {
+	if len(c.Args) > 2 {
+		var regs [hll.Registers]uint8
+		for _, k := range c.Args[1:] {
+			e := c.Lookup(k)
+			if e == nil {
+				continue
+			}
+			if !c.isHLL(e) {
+				return
+			}
+			if hll.Merge(&regs, e.Str) != nil {
+				c.W.Error(errInvalidHLL)
+				return
+			}
+		}
+		c.W.Int(int64(hll.CountRegisters(&regs)))
+		return
+	}
+	key := c.Args[1]
+	e := c.Lookup(key)
+	if e == nil {
+		c.W.Int(0)
+		return
+	}
+	if !c.isHLL(e) {
+		return
+	}
+	card, ok := hll.CachedCard(e.Str)
+	if !ok {
+		var err error
+		if card, err = hll.Count(e.Str); err != nil {
+			c.W.Error(errInvalidHLL)
+			return
+		}
+		hll.SetCachedCard(e.Str, card)
+		c.Signal(key)
+	}
+	c.W.Int(int64(card))
+}
+
+// cmdPFMerge implements PFMERGE destkey [sourcekey ...]: destkey (itself
+// part of the union) receives the register-wise maximum. It becomes dense
+// if any input is dense; otherwise registers are set one by one so the
+// sparse bytes come out as Redis builds them.
+func cmdPFMerge(c *Call) {
+	var regs [hll.Registers]uint8
+	dense := false
+	for _, k := range c.Args[1:] {
+		e := c.Lookup(k)
+		if e == nil {
+			continue
+		}
+		if !c.isHLL(e) {
+			return
+		}
+		if hll.Encoding(e.Str) == hll.Dense {
+			dense = true
+		}
+		if hll.Merge(&regs, e.Str) != nil {
+			c.W.Error(errInvalidHLL)
+			return
+		}
+	}
+	c.Unchanged() // sources are keys too: signal only destkey
+	dest := c.Args[1]
+	e := c.LookupWrite(dest)
+	if e == nil {
+		e = c.Create(dest, keyspace.KindString)
+		e.Str = hll.New()
+	}
+	if dense {
+		d, err := hll.ToDense(e.Str)
+		if err != nil {
+			c.W.Error(errInvalidHLL)
+			return
+		}
+		e.Str = d
+	}
+	limit := c.hllSparseMax()
+	for i, v := range regs {
+		if v != 0 {
+			e.Str, _ = hll.Set(e.Str, i, v, limit)
+		}
+	}
+	hll.InvalidateCache(e.Str)
+	c.Signal(dest)
+	c.W.OK()
+}
+
+// cmdPFDebug implements PFDEBUG GETREG|DECODE|ENCODING|TODENSE key. Like
+// Redis it looks the key up before the subcommand, and its conversions do
+// not count as modifications.
+func cmdPFDebug(c *Call) {
+	c.Unchanged()
+	sub := cstr(c.Args[1])
+	e := c.LookupWrite(c.Args[2])
+	if e == nil {
+		c.W.Error("ERR The specified key does not exist")
+		return
+	}
+	if !c.isHLL(e) {
+		return
+	}
+	switch {
+	case eqFold(sub, "getreg"):
+		if hll.Encoding(e.Str) == hll.Sparse {
+			d, err := hll.ToDense(e.Str)
+			if err != nil {
+				c.W.Error(errInvalidHLL)
+				return
+			}
+			e.Str = d
+		}
+		regs := hll.DenseRegisters(e.Str)
+		c.W.Array(len(regs))
+		for _, r := range regs {
+			c.W.Int(int64(r))
+		}
+	case eqFold(sub, "decode"):
+		if hll.Encoding(e.Str) != hll.Sparse {
+			c.W.Error("ERR HLL encoding is not sparse")
+			return
+		}
+		c.W.BulkString(hll.Decode(e.Str))
+	case eqFold(sub, "encoding"):
+		if hll.Encoding(e.Str) == hll.Sparse {
+			c.W.Simple("sparse")
+		} else {
+			c.W.Simple("dense")
+		}
+	case eqFold(sub, "todense"):
+		if hll.Encoding(e.Str) != hll.Sparse {
+			c.W.Int(0)
+			return
+		}
+		d, err := hll.ToDense(e.Str)
+		if err != nil {
+			c.W.Error(errInvalidHLL)
+			return
+		}
+		e.Str = d
+		c.W.Int(1)
+	default:
+		c.W.Error("ERR Unknown PFDEBUG subcommand '" + string(sub) + "'")
+	}
+}
+
+// cmdPFSelfTest implements PFSELFTEST. It is CPU-bound for about half a
+// second (ten million additions), blocking shard 0 as it blocks Redis.
+func cmdPFSelfTest(c *Call) {
+	if msg := hll.SelfTest(c.S.Rand(), c.hllSparseMax()); msg != "" {
+		c.W.Error(msg)
+		return
+	}
+	c.W.OK()
+}

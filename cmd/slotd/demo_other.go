@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setChildAttrs puts a demo node in its own process group, so a terminal's
+// Ctrl-C reaches only the demo, which then stops the nodes in order.
+func setChildAttrs(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
