@@ -438,7 +438,8 @@ func TestResetAndEpochCommands(t *testing.T) {
 	assert.True(t, fx.Publish)
 	assert.Len(t, fx.Close, 2)
 	assert.Equal(t, 1, a.KnownNodes())
-	assert.Equal(t, 0, a.Myself().NumSlots())
+	me := a.Myself()
+	assert.Equal(t, 0, me.NumSlots())
 	assert.Equal(t, idA, a.MyID(), "soft reset keeps the id")
 	assert.Equal(t, uint64(5), a.Myself().ConfigEpoch, "and the epochs")
 

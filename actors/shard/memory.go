@@ -2,8 +2,8 @@ package shard
 
 import (
 	"runtime"
-	"strconv"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/netio/command"
@@ -24,14 +24,14 @@ func init() {
 				Categories: []string{"read", "slow"}, Group: "server", Since: "4.0.0",
 				Summary: "Estimate the memory usage of a key", Exec: command.Shard, Handler: Handler(cmdMemoryUsage)},
 			"doctor": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
-				Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+				Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 				Summary: "Outputs memory problems report", Exec: command.Fanout,
 				Handler: Handler(func(c *Call) { c.Result(nil) }),
 				Merge: Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
 					w.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.")
 				})},
 			"malloc-stats": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
-				Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+				Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 				Summary: "Show allocator internal stats", Exec: command.Fanout,
 				Handler: Handler(func(c *Call) { c.Result(nil) }),
 				Merge: Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
