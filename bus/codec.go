@@ -24,6 +24,9 @@ var ErrFrameTooLarge = errors.New("bus: frame too large")
 
 // AppendFrame appends the length-prefixed encoding of f to dst.
 func AppendFrame(dst []byte, f *busv1.Frame) ([]byte, error) {
+	if proto.Size(f) > MaxFrameSize {
+		return dst, ErrFrameTooLarge
+	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst, err := proto.MarshalOptions{}.MarshalAppend(dst, f)
@@ -31,9 +34,6 @@ func AppendFrame(dst []byte, f *busv1.Frame) ([]byte, error) {
 		return dst[:start], err
 	}
 	n := len(dst) - start - 4
-	if n > MaxFrameSize {
-		return dst[:start], ErrFrameTooLarge
-	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(n))
 	return dst, nil
 }

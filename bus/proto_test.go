@@ -149,25 +149,13 @@ func TestHandshake(t *testing.T) {
 	require.NoError(t, b.Verify())
 	require.NoError(t, a.Verify())
 
-	assert.Equal(t, idA+" 10.0.0.1:7000@17000 myself,master - 0 0 0 connected\n"+
-		idB+" 10.0.0.2:7001@17001 master - 0 "+strconv.FormatInt(t0+2, 10)+" 0 connected\n", sortedLines(a.Nodes()))
+	assert.Equal(t, idB+" 10.0.0.2:7001@17001 master - 0 "+strconv.FormatInt(t0+2, 10)+" 0 connected\n"+
+		idA+" 10.0.0.1:7000@17000 myself,master - 0 0 0 connected\n", a.Nodes())
 
 	links := a.Links(t0 + 200)
 	require.Len(t, links, 2)
 	assert.Equal(t, LinkInfo{Link: links[0].Link, Direction: "to", Node: idB, CreateTime: t0, Events: "r"}, links[0])
 	assert.Equal(t, LinkInfo{Link: aIn, Direction: "from", Node: idB, CreateTime: t0 + 100, Events: "r"}, links[1])
-}
-
-func sortedLines(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i := range lines {
-		for j := i + 1; j < len(lines); j++ {
-			if lines[j] < lines[i] {
-				lines[i], lines[j] = lines[j], lines[i]
-			}
-		}
-	}
-	return strings.Join(lines, "")
 }
 
 func TestUnknownSenders(t *testing.T) {
@@ -462,22 +450,40 @@ func TestEpochsAndCollision(t *testing.T) {
 	a := newPeer(t, idA, "10.0.0.1", 7000) // d97a…
 	b := newPeer(t, idB, "10.0.0.2", 7001) // b1df…: smaller
 	handshake(t, a, b, t0)
-	// Same configEpoch (0): b has the smaller id and bumps, a does not.
-	bl, _ := b.Lookup(idA)
-	b.Receive(t0+500, bl.link.id, &busv1.Frame{Header: a.header(busv1.Type_TYPE_PONG)})
-	fx := b.TakeEffects()
-	assert.True(t, fx.Save, "the new epoch is saved before it is announced")
+	// Both had configEpoch 0: b, with the smaller id, took a new one while
+	// the handshake ran; a did not.
 	assert.Equal(t, uint64(1), b.Myself().ConfigEpoch)
 	assert.Equal(t, uint64(1), b.CurrentEpoch())
+	assert.Equal(t, uint64(0), a.Myself().ConfigEpoch)
 
+	// a hears of it: currentEpoch and b's configEpoch follow, saved.
 	al, _ := a.Lookup(idB)
 	a.Receive(t0+600, al.inLink.id, &busv1.Frame{Header: b.header(busv1.Type_TYPE_PING)})
-	fx = a.TakeEffects()
+	fx := a.TakeEffects()
 	assert.True(t, fx.Save)
-	assert.Equal(t, uint64(0), a.Myself().ConfigEpoch, "greater id does not bump")
-	assert.Equal(t, uint64(1), a.CurrentEpoch(), "currentEpoch follows the sender's")
+	assert.Equal(t, uint64(1), a.CurrentEpoch())
 	n, _ := a.Lookup(idB)
 	assert.Equal(t, uint64(1), n.ConfigEpoch)
+
+	// Collide again at 1: only b moves, to currentEpoch+1, and saves before
+	// anything announces it.
+	a.myself.ConfigEpoch = 1
+	a.Receive(t0+700, al.inLink.id, &busv1.Frame{Header: b.header(busv1.Type_TYPE_PING)})
+	a.TakeEffects()
+	assert.Equal(t, uint64(1), a.Myself().ConfigEpoch, "the greater id keeps its epoch")
+	bl, _ := b.Lookup(idA)
+	b.Receive(t0+800, bl.link.id, &busv1.Frame{Header: a.header(busv1.Type_TYPE_PONG)})
+	fx = b.TakeEffects()
+	assert.True(t, fx.Save)
+	assert.Equal(t, uint64(2), b.Myself().ConfigEpoch)
+	assert.Equal(t, uint64(2), b.CurrentEpoch())
+
+	// Replicas never collide.
+	b.myself.Flags = FlagMyself | FlagSlave
+	b.myself.ConfigEpoch = 1
+	b.Receive(t0+900, bl.link.id, &busv1.Frame{Header: a.header(busv1.Type_TYPE_PONG)})
+	b.TakeEffects()
+	assert.Equal(t, uint64(1), b.Myself().ConfigEpoch)
 }
 
 // ownedBy builds a header from p claiming set with epoch.
@@ -542,8 +548,6 @@ func TestSlotConfigRules(t *testing.T) {
 	assert.Equal(t, "", fx.Replicate)
 	assert.Equal(t, uint64(7), a.CurrentEpoch())
 
-	// Slots being imported are left alone.
-	a.importing[10] = a.nodes[idB]
 	// A sender no longer claiming a slot keeps it, but anyone may take it.
 	a.Receive(t0+1300, bIn, claim(b, busv1.Type_TYPE_PING, 3, 151, 198))
 	a.TakeEffects()
@@ -552,10 +556,23 @@ func TestSlotConfigRules(t *testing.T) {
 	a.TakeEffects()
 	assert.Equal(t, idC, a.Owner(199), "taken without a greater epoch")
 
-	// UPDATE: losing the last slot makes a follow the new owner.
-	a.Receive(t0+1500, bIn, &busv1.Frame{Header: b.header(busv1.Type_TYPE_UPDATE),
-		Update: &busv1.Update{Id: idB, ConfigEpoch: 9, Slots: SlotBitmap(rangeSet(0, 49))}})
-	fx = a.TakeEffects()
+	// UPDATE about b: a newer config of b wins, except for a slot a is
+	// importing (the operator closes those).
+	update := func(now int64, epoch uint64) Effects {
+		h := b.header(busv1.Type_TYPE_UPDATE)
+		h.CurrentEpoch = epoch
+		a.Receive(now, bIn, &busv1.Frame{Header: h,
+			Update: &busv1.Update{Id: idB, ConfigEpoch: epoch, Slots: SlotBitmap(rangeSet(0, 49))}})
+		return a.TakeEffects()
+	}
+	a.importing[10] = a.nodes[idB]
+	fx = update(t0+1500, 9)
+	assert.Equal(t, idA, a.Owner(10))
+	assert.Equal(t, idB, a.Owner(11))
+	assert.Equal(t, "", fx.Replicate)
+	// Losing the last slot makes a follow the new owner.
+	delete(a.importing, 10)
+	fx = update(t0+1500, 10)
 	assert.Equal(t, idB, fx.Replicate)
 	assert.True(t, fx.Save)
 	me := a.Myself()
@@ -563,13 +580,13 @@ func TestSlotConfigRules(t *testing.T) {
 	assert.Equal(t, idB, me.MasterID)
 	assert.Equal(t, b.MyShardID(), a.MyShardID())
 	n, _ := a.Lookup(idB)
-	assert.Equal(t, uint64(9), n.ConfigEpoch)
-	assert.Equal(t, idB, a.Owner(0))
+	assert.Equal(t, uint64(10), n.ConfigEpoch)
+	assert.Equal(t, idB, a.Owner(10))
 	require.NoError(t, a.Verify())
 	// As a replica it announces its primary's slots and epoch.
 	h := a.header(busv1.Type_TYPE_PING)
 	assert.Equal(t, idB, h.Primary)
-	assert.Equal(t, uint64(9), h.ConfigEpoch)
+	assert.Equal(t, uint64(10), h.ConfigEpoch)
 	assert.Equal(t, uint32(busv1.NodeFlag_NODE_FLAG_REPLICA|busv1.NodeFlag_NODE_FLAG_MYSELF), h.Flags)
 
 	// A stale UPDATE changes nothing.
@@ -765,9 +782,9 @@ func TestMeetRepeatedForPeerThatForgotUs(t *testing.T) {
 	al, _ := a.Lookup(idB)
 	a.LinkClosed(t0+500, al.inLink.id)
 	a.iteration = 100
+	a.nodes[idB].PongRecv = t0 + 2000 // no ping due
 	a.Tick(t0 + 2500)
 	assert.Empty(t, a.TakeEffects().Send, "within the handshake timeout")
-	a.nodes[idB].PongRecv = t0 + 2500 // no ping due
 	a.Tick(t0 + 2501)
 	_, meet, _ := onlySend(t, a.State, busv1.Type_TYPE_MEET)
 	assert.Equal(t, idA, meet.Header.Sender)

@@ -12,8 +12,9 @@
 // clusterCron). Every message — a CLUSTER command, a tick, a frame, a link
 // event — is one step of the deterministic state machine; after each step
 // the actor drains State.TakeEffects and carries them out in order: save
-// nodes.conf, publish the routing table, close links, dial links, send
-// frames. A CLUSTER command's reply goes out after that.
+// nodes.conf, publish the routing table, dial links, send frames, close
+// links (after flushing what was queued on them). A CLUSTER command's reply
+// goes out after that.
 //
 // The actor runs on protoactor-go's default dispatcher (its own goroutine),
 // not the synchronized one of the shard actors: it does disk I/O (fsync'd
@@ -65,8 +66,8 @@ type Options struct {
 	// DropSlots deletes the keys of slots this node lost to a newer
 	// configuration (called on the actor; must not block).
 	DropSlots func(slots []int)
-	// TickEvery is the period of State.Tick (0: 100 ms, Redis's
-	// clusterCron).
+	// TickEvery is the period of State.Tick (0: bus.TickInterval, 100 ms
+	// as Redis's clusterCron).
 	TickEvery time.Duration
 }
 
@@ -105,8 +106,8 @@ func Start(o Options) (*Cluster, error) {
 		return nil, err
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
-		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, rnd: newRand(), links: map[bus.LinkID]*peer.Handle{},
-		myID: new(atomic.Pointer[string])}
+		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, rnd: newRand(),
+		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string])}
 	if err := a.load(); err != nil {
 		st.close()
 		return nil, err
@@ -127,7 +128,7 @@ func Start(o Options) (*Cluster, error) {
 	}
 	every := o.TickEvery
 	if every <= 0 {
-		every = 100 * time.Millisecond
+		every = bus.TickInterval * time.Millisecond
 	}
 	go c.ticker(every)
 	for _, name := range watched {
@@ -224,10 +225,19 @@ type clusterActor struct {
 // machine, followed by its effects.
 func (a *clusterActor) Receive(ctx actor.Context) {
 	now := time.Now().UnixMilli()
-	switch m := ctx.Message().(type) {
-	case *request:
-		a.serve(ctx, m)
+	if r, ok := ctx.Message().(*request); ok {
+		a.serve(ctx, r)
 		return
+	}
+	defer func() {
+		// A bug in the logic must not take the node down (protoactor would
+		// restart the actor): log it and keep serving.
+		if p := recover(); p != nil {
+			a.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).
+				Msgf("cluster bus step panicked on %T", ctx.Message())
+		}
+	}()
+	switch m := ctx.Message().(type) {
 	case configChanged:
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())

@@ -127,7 +127,7 @@ func TestDiffReferenceAgainstItself(t *testing.T) {
 		r := runners[seed%2]
 		seq := difftest.Generate(uint64(seed)+1_000_000, 2000, nil)
 		m, err := r.Run(seq)
-		require.NoError(t, err)
+		require.NoError(t, err, "seed %d", seed)
 		require.Nil(t, m, "seed %d: %v", seed, m)
 	}
 	if testing.Verbose() {

@@ -209,6 +209,18 @@ func (g *gen) timeout() string {
 }
 
 func (g *gen) count() string { return g.intArg(-2, 6) }
+
+// randCount is SRANDMEMBER/HRANDFIELD/ZRANDMEMBER's count: a large
+// negative count would make Redis build a reply of that many elements.
+func (g *gen) randCount() string {
+	switch {
+	case g.p(0.02):
+		return g.pick(badInts...)
+	case g.p(0.02):
+		return g.pick("9223372036854775807", "-9223372036854775808", "2147483648")
+	}
+	return itoa(g.n(14) - 5)
+}
 func (g *gen) index() string { return g.intArg(-6, 6) }
 
 func (g *gen) dir() string    { return g.kw(g.pick("LEFT", "RIGHT")) }

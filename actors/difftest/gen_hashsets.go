@@ -47,7 +47,7 @@ func hashOps() []op {
 		{"hrandfield", 2, func(g *gen) {
 			args := []string{"HRANDFIELD", g.key(H)}
 			if g.p(0.7) {
-				args = append(args, g.intArg(-5, 8))
+				args = append(args, g.randCount())
 				args = append(args, g.opts(0.4, []string{g.kw("WITHVALUES")})...)
 			}
 			g.emit(args...)
@@ -85,7 +85,7 @@ func setOps() []op {
 		{"scard", 2, func(g *gen) { g.emit("SCARD", g.key(T)) }},
 		{"spop", 2, func(g *gen) { g.emit(cat([]string{"SPOP", g.key(T)}, g.opts(0.6, []string{g.intArg(-1, 6)}))...) }},
 		{"srandmember", 2, func(g *gen) {
-			g.emit(cat([]string{"SRANDMEMBER", g.key(T)}, g.opts(0.7, []string{g.intArg(-5, 8)}))...)
+			g.emit(cat([]string{"SRANDMEMBER", g.key(T)}, g.opts(0.7, []string{g.randCount()}))...)
 		}},
 		{"smove", 2, func(g *gen) { g.emit("SMOVE", g.key(T), g.key(T), g.member()) }},
 		{"sinter", 2, multi("SINTER", 1, 3)},

@@ -186,7 +186,7 @@ func zsetOps() []op {
 		{"zrandmember", 2, func(g *gen) {
 			args := []string{"ZRANDMEMBER", g.key(Z)}
 			if g.p(0.7) {
-				args = append(args, g.intArg(-5, 8))
+				args = append(args, g.randCount())
 				args = append(args, g.opts(0.4, []string{g.kw("WITHSCORES")})...)
 			}
 			g.emit(args...)

@@ -347,9 +347,12 @@ func lexKeyArg(c Cmd) (int, bool) {
 		if c.Name() == "ZRANGESTORE" {
 			pos = 2
 		}
+		if len(c) <= pos {
+			return 0, false
+		}
 		for _, a := range c[pos+1:] {
 			if strings.EqualFold(a, "BYLEX") {
-				return pos, len(c) > pos
+				return pos, true
 			}
 		}
 	}

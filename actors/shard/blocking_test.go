@@ -114,3 +114,20 @@ func infoField(t *testing.T, c *redis.Client, section, field string) string {
 	}
 	return ""
 }
+
+func TestBlockingZPopServedByZAdd(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "2")
+	ctx := context.Background()
+	c := n.Client(t)
+	res := make(chan *redis.ZWithKey, 1)
+	waiter := n.Client(t)
+	go func() { res <- waiter.BZPopMax(ctx, 10*time.Second, "{z}a", "{z}b").Val() }()
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return infoField(t, c, "clients", "blocked_clients") == "1"
+	}, "client never blocked")
+	require.NoError(t, c.ZAdd(ctx, "{z}b", redis.Z{Score: 1, Member: "low"}, redis.Z{Score: 5, Member: "high"}).Err())
+	got := <-res
+	require.Equal(t, "{z}b", got.Key)
+	require.Equal(t, "high", got.Member)
+	require.Equal(t, float64(5), got.Score)
+}

@@ -135,6 +135,7 @@ const keysMaxDB = 16
 
 // cmdCopy implements COPY source destination [DB db] [REPLACE].
 func cmdCopy(c *Call) {
+	c.Unchanged() // only a successful copy signals, and only its destination
 	replace := false
 	db := int64(0)
 	for i := 3; i < len(c.Args); i++ {
@@ -202,5 +203,6 @@ func cmdCopy(c *Call) {
 	if e.Expire != 0 {
 		c.SetExpire(ne, e.Expire)
 	}
+	c.Signal(dst)
 	c.W.Int(1)
 }

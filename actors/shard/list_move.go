@@ -124,6 +124,8 @@ const (
 // holding another type gets WRONGTYPE. It returns false, having written
 // nothing, when every key is missing.
 func (c *Call) popFirstNonEmpty(keys [][]byte, end listEnd, count int64, shape popShape) bool {
+	// Only the list popped from changes: signal it alone, not every key.
+	c.Unchanged()
 	for _, key := range keys {
 		e := c.LookupWrite(key)
 		if e == nil {
@@ -145,6 +147,7 @@ func (c *Call) popFirstNonEmpty(keys [][]byte, end listEnd, count int64, shape p
 			c.popRange(l, end, count)
 		}
 		c.deleteIfEmpty(key, l)
+		c.Signal(key)
 		return true
 	}
 	return false

@@ -191,13 +191,58 @@ func (s *Shard) holdForScript(msg any) bool {
 			s.script.pending = nil
 		}
 		return true
-	case *Batch, tick, unblockTimeout, func(*Shard):
+	case tick:
+		// No expiry pass under a running script; the tick is the moment
+		// to answer BUSY to batches queued before the time limit passed.
+		if s.script.offloaded {
+			kept := s.script.pending[:0]
+			for _, m := range s.script.pending {
+				if b, ok := m.(*Batch); !ok || !s.failBusy(b) {
+					kept = append(kept, m)
+				}
+			}
+			clear(s.script.pending[len(kept):])
+			s.script.pending = kept
+			return true
+		}
+	case *Batch:
+		if s.script.offloaded {
+			if !s.failBusy(msg.(*Batch)) {
+				s.script.pending = append(s.script.pending, msg)
+			}
+			return true
+		}
+	case unblockTimeout, func(*Shard):
 		if s.script.offloaded {
 			s.script.pending = append(s.script.pending, msg)
 			return true
 		}
 	}
 	return false
+}
+
+// failBusy answers every command of b with BUSY when this shard's script
+// has run past lua-time-limit, as Redis answers the commands it reads
+// meanwhile. Batches of the script's own client wait, and so do those
+// with transactions or allow_busy commands (WATCH), which must run later.
+func (s *Shard) failBusy(b *Batch) bool {
+	busy, owner := s.group.ScriptBusy(s.ID)
+	if !busy || b.TraceID()>>32 == owner {
+		return false
+	}
+	for i := range b.Cmds {
+		c := &b.Cmds[i]
+		if c.Spec == nil || c.TxBegin != 0 || c.Spec.Is("allow_busy") {
+			return false
+		}
+	}
+	for i := range b.Cmds {
+		b.Out.Proto = int(b.Cmds[i].Proto)
+		b.Out.Error(ErrBusy)
+		b.Ends = append(b.Ends, len(b.Out.B))
+	}
+	s.finish(b)
+	return true
 }
 
 // runScript executes sc for the EVAL in c and writes its reply.
