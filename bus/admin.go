@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -18,8 +17,9 @@ func parseLL(b []byte) (int64, bool) {
 }
 
 // ParseMeet parses the arguments of CLUSTER MEET ip port [cport] (after
-// the subcommand). Port errors carry Redis's texts; the address itself is
-// checked by Meet. ports outside int range are clamped to an invalid value.
+// the subcommand) with Redis's error texts: ports that are not integers,
+// then ports out of 1..65535 (reported as an invalid address, naming the
+// port as given). The IP is checked by Meet.
 func ParseMeet(args [][]byte) (ip string, port, cport int, err error) {
 	if len(args) != 2 && len(args) != 3 {
 		return "", 0, 0, errArity("meet")
@@ -34,14 +34,14 @@ func ParseMeet(args [][]byte) (ip string, port, cport int, err error) {
 			return "", 0, 0, Error("ERR Invalid TCP bus port specified: " + string(args[2]))
 		}
 	}
-	return string(args[0]), clampPort(p), clampPort(c), nil
+	if p <= 0 || p > 65535 || c <= 0 || c > 65535 {
+		return "", 0, 0, errMeetAddr(string(args[0]), string(args[1]))
+	}
+	return string(args[0]), int(p), int(c), nil
 }
 
-func clampPort(v int64) int {
-	if v < 0 || v > math.MaxInt32 {
-		return -1
-	}
-	return int(v)
+func errMeetAddr(ip, port string) Error {
+	return Error("ERR Invalid node address specified: " + ip + ":" + port)
 }
 
 // Meet is CLUSTER MEET: start a handshake with the node at ip:port (bus
@@ -54,7 +54,7 @@ func (s *State) Meet(now int64, ip string, port, cport int) error {
 	s.tick(now)
 	addr, err := netip.ParseAddr(ip)
 	if err != nil || addr.Zone() != "" || port <= 0 || port > 65535 || cport <= 0 || cport > 65535 {
-		return Error("ERR Invalid node address specified: " + ip + ":" + strconv.Itoa(port))
+		return errMeetAddr(ip, strconv.Itoa(port))
 	}
 	norm := addr.String()
 	if s.handshakeWith(norm, port, cport) {
@@ -161,8 +161,6 @@ func (s *State) SetConfigEpoch(epoch uint64) error {
 		s.currentEpoch = epoch
 	}
 	s.fx.Save = true
-	s.fx.Publish = true
-	s.updateState()
 	return nil
 }
 

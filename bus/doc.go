@@ -2,22 +2,47 @@
 // goroutines, sockets or clocks. Time, randomness and I/O come in as
 // arguments or go out as effects, so the same inputs always produce the same
 // state and the same outputs, and a whole cluster can be replayed in a
-// simulated network.
+// simulated network (package bus/sim).
 //
 // A [State] is one node's view of the cluster: the node table (this node's
 // 40-hex id, shard id, address, flags and configEpoch, plus every peer it
 // knows), currentEpoch and lastVoteEpoch, the owner of every hash slot, the
-// slots this node is migrating or importing, and the derived cluster state
-// (ok/fail). Entry points such as [State.AddSlots] change the state the way
-// the matching CLUSTER subcommand does in Redis 7.0, and return errors that
-// carry Redis's exact reply text. They never do I/O themselves: they record
-// what the owner has to do in a set of pending [Effects] ("persist
-// nodes.conf", "publish a new routing table"), which the actor shell drains
-// with [State.TakeEffects] after each step and carries out — persisting
-// before it replies, as Redis saves nodes.conf before answering.
+// slots this node is migrating or importing, the bus links, the FORGET ban
+// list, and the derived cluster state (ok/fail).
+//
+// Inputs, each with the current unix time in ms:
+//   - [State.Tick] every [TickInterval] (Redis's clusterCron): handshake
+//     timeouts, dials, pings, stale-link replacement;
+//   - [State.Accept], [State.LinkConnected], [State.LinkClosed]: the life of
+//     bus connections, named by [LinkID]s the state allocates;
+//   - [State.Receive]: a frame ([busv1.Frame]) read from a link;
+//   - the CLUSTER subcommands ([State.Meet], [State.Forget], [State.Reset],
+//     [State.AddSlots], [State.SetConfigEpoch], [State.BumpEpoch], ...), which
+//     return errors carrying Redis 7.0's exact reply text.
+//
+// Outputs are the pending [Effects], drained with [State.TakeEffects] after
+// each step and carried out in field order: Save (rewrite nodes.conf and
+// fsync) before anything else — in particular before any frame announcing a
+// new epoch or slot configuration goes out — then Publish (swap in
+// [State.Table], the routing snapshot of the event loops), Dial, Send,
+// Close, and the role changes (Replicate, DropSlots).
+//
+// The protocol follows the Redis Cluster specification and Redis 7.0's
+// cluster.c: MEET/PING/PONG with gossip sections, the handshake with a
+// random id replaced by the real one, address discovery, the
+// currentEpoch/configEpoch rules, slot claims (rules 1 and 2), UPDATE
+// messages to stale nodes, "a primary that lost its last slot replicates
+// the node that took it", configEpoch collision resolution, CLUSTER FORGET's
+// 60 s ban, and resets. Where Redis 7.0 loses a MEET for good (a broken
+// link, an unanswered handshake), the Valkey fixes apply: MEET is repeated
+// until the node answers, and a node that never connects back is sent a
+// MEET. Failure detection (PFAIL/FAIL), elections and replica migration
+// have hooks here and come with later issues.
+//
+// Frames travel length-prefixed ([AppendFrame], [Decoder]).
 //
 // Renderers produce what clients and tools read: the CLUSTER NODES text, the
-// nodes.conf text (and its parser, [Load]), CLUSTER INFO, and CLUSTER SLOTS /
-// SHARDS as Go values that the caller encodes to RESP2 or RESP3, and
-// [State.Table], the immutable routing snapshot the event loops consult.
+// nodes.conf text (and its parser, [Load]), CLUSTER INFO, CLUSTER LINKS,
+// CLUSTER REPLICAS, and CLUSTER SLOTS / SHARDS as Go values that the caller
+// encodes to RESP2 or RESP3.
 package bus

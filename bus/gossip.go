@@ -52,7 +52,7 @@ func (s *State) processGossip(now int64, sender *Node, entries []*busv1.Gossip) 
 				s.delFailureReport(now, n, sender)
 			}
 		}
-		if flags&(FlagFail|FlagPFail) == 0 && n.PingSent == 0 && s.failureReports(now, n) == 0 {
+		if n != s.myself && flags&(FlagFail|FlagPFail) == 0 && n.PingSent == 0 && s.failureReports(now, n) == 0 {
 			// Someone heard from it more recently than we did (and not in
 			// our future).
 			if g.PongReceived <= now+500 && g.PongReceived > n.PongRecv {

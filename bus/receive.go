@@ -133,6 +133,10 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 				s.delNode(n)
 				return
 			}
+			if other := s.nodes[h.Sender]; other != nil {
+				// Only another handshake could carry that (random) id.
+				s.delNode(other)
+			}
 			s.renameNode(n, h.Sender)
 			n.Flags &^= FlagHandshake
 			n.Flags |= fromWire(h.Flags) & (FlagMaster | FlagSlave)

@@ -3,6 +3,7 @@
 package nodetest
 
 import (
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"testing"
@@ -23,18 +24,19 @@ type Node struct {
 	Dir  string
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago (and whose
-// +10000 bus port was free too).
+// FreePort returns a loopback TCP port that was free a moment ago, and
+// whose +10000 bus port was free too. Ports come from 12000–21999 so that
+// neither falls in the kernel's ephemeral range (32768+), where an outgoing
+// connection could grab the bus port between this check and the bind.
 func FreePort(t testing.TB) int {
-	for i := 0; i < 50; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		if port+10000 > 65535 {
+	for i := 0; i < 200; i++ {
+		port := 12000 + rand.IntN(10000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
 			continue
 		}
 		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		_ = l.Close()
 		if err != nil {
 			continue
 		}
