@@ -125,8 +125,22 @@ func FuzzDecoder(f *testing.F) {
 			r = iotest.HalfReader(r)
 		}
 		d := NewDecoder(r, 1<<20)
-		s := New(idA, sh1, DefaultOptions())
-		l := s.Accept(1, "10.0.0.1", "10.0.0.2")
+		// A node of a four-node cluster, with a link from an unknown node,
+		// a link from b (known), and its link to c.
+		s, err := Load(multi, 1, DefaultOptions(), func() string { return sh2 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		unknown := s.Accept(1, "10.0.0.1", "10.0.0.9")
+		fromB := s.Accept(1, "10.0.0.1", "10.0.0.2")
+		s.Tick(1)
+		var toC LinkID
+		for _, dl := range s.TakeEffects().Dial {
+			if dl.NodeID == idC {
+				toC = dl.Link
+			}
+		}
+		s.LinkConnected(1, toC)
 		for range 64 {
 			fr, err := d.Next()
 			if err != nil {
@@ -144,9 +158,21 @@ func FuzzDecoder(f *testing.F) {
 				t.Fatalf("round trip changed the frame")
 			}
 			// The state machine must take any decoded frame without
-			// panicking.
-			s.Receive(2, l, fr)
+			// panicking or breaking its invariants, whoever it seems to
+			// come from.
+			s.Receive(2, unknown, fr)
+			if fr.Header != nil {
+				for _, c := range []struct {
+					l  LinkID
+					id string
+				}{{fromB, idB}, {toC, idC}} {
+					g := proto.Clone(fr).(*busv1.Frame)
+					g.Header.Sender = c.id
+					s.Receive(3, c.l, g)
+				}
+			}
 			s.Tick(100)
+			s.TakeEffects()
 			if err := s.Verify(); err != nil {
 				t.Fatal(err)
 			}

@@ -89,8 +89,10 @@ func (s *State) senderOf(lk *link, h *busv1.Header) *Node {
 // learnEpochs adopts a greater currentEpoch, and the sender's configEpoch
 // when it announces a greater one.
 func (s *State) learnEpochs(sender *Node, h *busv1.Header) {
-	if h.CurrentEpoch > s.currentEpoch {
-		s.currentEpoch = h.CurrentEpoch
+	// A sane sender's currentEpoch is at least its configEpoch; take the
+	// greater anyway so no known epoch ever exceeds ours.
+	if e := max(h.CurrentEpoch, h.ConfigEpoch); e > s.currentEpoch {
+		s.currentEpoch = e
 		s.fx.Save = true
 	}
 	if h.ConfigEpoch > sender.ConfigEpoch {
@@ -108,9 +110,8 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 			// Trusted because of the message type; the real id, flags and
 			// role arrive with the PONG to our own PING. A repeated MEET
 			// (the sender retries until it hears from us) does not start a
-			// second handshake with the same address.
-			// A node CLUSTER FORGET banned is not taken back on its own
-			// initiative either.
+			// second handshake with the same address, and a node CLUSTER
+			// FORGET banned is not taken back on its own initiative.
 			ip := s.peerIP(lk, h)
 			if ip != "" && !s.handshakeWith(ip, int(h.Port), int(h.Cport)) && !s.isBanned(h.Sender) {
 				n := &Node{ID: s.randomID(), Flags: FlagHandshake, IP: ip, Port: int(h.Port),
@@ -387,7 +388,9 @@ func (s *State) receiveUpdate(sender *Node, u *busv1.Update) {
 		return
 	}
 	n := s.nodes[u.Id]
-	if n == nil || n.Flags&FlagHandshake != 0 || n.ConfigEpoch >= u.ConfigEpoch {
+	// An UPDATE about myself is discarded (Redis only logs it, after
+	// taking its epoch).
+	if n == nil || n == s.myself || n.Flags&FlagHandshake != 0 || n.ConfigEpoch >= u.ConfigEpoch {
 		return
 	}
 	claimed, ok := ParseSlotBitmap(u.Slots)
@@ -398,6 +401,7 @@ func (s *State) receiveUpdate(sender *Node, u *busv1.Update) {
 		s.setNodeAsMaster(n)
 	}
 	n.ConfigEpoch = u.ConfigEpoch
+	s.currentEpoch = max(s.currentEpoch, u.ConfigEpoch)
 	s.fx.Save = true
 	s.updateSlotsConfigWith(n, u.ConfigEpoch, &claimed)
 }

@@ -537,6 +537,14 @@ func TestSimDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		n.Run(5000)
+		n.Crash(2)
+		n.Partition([]int{0, 1}, []int{2, 3, 4})
+		n.Run(3000)
+		if err := n.Restart(2, "10.0.5.5"); err != nil {
+			t.Fatal(err)
+		}
+		n.Heal()
+		n.Run(5000)
 		var confs []string
 		for _, nd := range n.Nodes {
 			confs = append(confs, nd.State.Nodes())

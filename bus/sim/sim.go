@@ -21,11 +21,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/slotd/slotd/bus"
 	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
-	"google.golang.org/protobuf/proto"
 )
 
 // Config describes a simulated network.
@@ -74,7 +76,6 @@ type Node struct {
 	// SentBytes is the wire size of what it sent (with Config.CountBytes).
 	SentBytes int
 
-	net     *Net
 	inc     int // incarnation: bumped by Crash, so stale events are dropped
 	ends    map[bus.LinkID]*end
 	dials   map[bus.LinkID]bool // dials in progress
@@ -129,7 +130,7 @@ func New(cfg Config) *Net {
 	n.cut = make([][]bool, cfg.Nodes)
 	for i := range cfg.Nodes {
 		n.cut[i] = make([]bool, cfg.Nodes)
-		nd := &Node{Index: i, IP: "10.0.0." + strconv.Itoa(i+1), Port: 7000, CPort: 17000, net: n,
+		nd := &Node{Index: i, IP: "10.0.0." + strconv.Itoa(i+1), Port: 7000, CPort: 17000,
 			Sent: map[busv1.Type]int{}, Received: map[busv1.Type]int{}}
 		nd.ID = n.randomID()
 		nd.State = bus.New(nd.ID, n.randomID(), n.options())
@@ -289,7 +290,15 @@ func (n *Net) Crash(i int) {
 	}
 	nd.Up = false
 	nd.inc++
-	for _, e := range nd.ends {
+	// In link order: map order would make the run depend on more than
+	// the seed.
+	ids := make([]bus.LinkID, 0, len(nd.ends))
+	for id := range nd.ends {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		e := nd.ends[id]
 		e.open = false
 		n.fin(e)
 	}
