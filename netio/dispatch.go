@@ -223,7 +223,7 @@ func (s *Server) route(cl *client, spec *command.Spec, args [][]byte) (int, stri
 		}
 	}
 	if int(owner) != t.Self {
-		if t.Importing != nil && cl.asking {
+		if t.Importing != nil && (cl.asking || spec.Is("asking")) {
 			if _, ok := t.Importing[slot]; ok {
 				return slot, ""
 			}

@@ -135,6 +135,8 @@ func New(o Options) *Server {
 	s.watchInt("hash-max-listpack-entries", &s.shards.HashMaxListpackEntries)
 	s.watchInt("hash-max-listpack-value", &s.shards.HashMaxListpackValue)
 	s.watchInt("hll-sparse-max-bytes", &s.shards.HLLSparseMaxBytes)
+	s.watchInt("list-max-listpack-size", &s.shards.ListMaxListpackSize)
+	s.watchInt("rdbcompression", &s.shards.RDBCompression)
 	s.watchInt("lua-time-limit", s.shards.ScriptTimeLimit())
 	s.shards.SetRouting(s.Table)
 	return s

@@ -66,7 +66,7 @@ func SHA1Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Get returns the script with the given SHA1 (any case), or nil.
+// Get returns the script with the given SHA1 (in any case), or nil.
 func (c *Cache) Get(sha []byte) *Script {
 	if len(sha) != 40 {
 		return nil

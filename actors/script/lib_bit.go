@@ -32,7 +32,7 @@ var bitFuncs = map[string]lua.LGFunction{
 // 2^52+2^51 and keep the low word of the double (round to nearest even,
 // modulo 2^32).
 func bitArg(L *lua.LState, i int) uint32 {
-	n := float64(L.CheckNumber(i))
+	n := checkNumber(L, i)
 	return uint32(math.Float64bits(n + 6755399441055744.0))
 }
 

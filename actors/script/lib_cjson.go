@@ -33,7 +33,7 @@ func (vm *VM) newCJSON() *lua.LTable {
 			if L.GetTop() != 1 {
 				L.RaiseError("bad argument #1 to 'decode' (expected 1 argument)")
 			}
-			d := &cjsonDecoder{L: L, s: L.CheckString(1), null: null}
+			d := &cjsonDecoder{L: L, s: checkString(L, 1), null: null}
 			L.Push(d.decode())
 			return 1
 		},

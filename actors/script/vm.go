@@ -2,9 +2,12 @@ package script
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"regexp"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -63,8 +66,11 @@ type VM struct {
 	args   [][]byte
 	ends   []int
 
-	origs map[string]lua.LGFunction
+	broken bool // a panic escaped the interpreter: build a new VM
 }
+
+// Broken reports whether the VM must be replaced.
+func (vm *VM) Broken() bool { return vm.broken }
 
 // NewVM builds a sandboxed interpreter.
 func NewVM() *VM {
@@ -72,12 +78,12 @@ func NewVM() *VM {
 		SkipOpenLibs:        true,
 		CallStackSize:       20000, // Lua 5.1 allows ~20000 nested Lua calls
 		MinimizeStackMemory: true,
-		RegistrySize:        1024 * 4,
+		RegistrySize:        1024 * 8,
 		RegistryMaxSize:     1024 * 1024,
-		RegistryGrowStep:    1024,
+		RegistryGrowStep:    1024 * 8,
 	})
 	vm := &VM{L: L, globals: L.G.Global, protected: map[*lua.LTable]*lua.LTable{}, rand: 0x1234ABCD330E,
-		origs: map[string]lua.LGFunction{}, resp: 2}
+		resp: 2}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -90,6 +96,8 @@ func NewVM() *VM {
 	g := vm.globals
 	g.RawSetString("bit", vm.newLib(bitFuncs))
 	g.RawSetString("cjson", vm.newCJSON())
+	g.RawSetString("cmsgpack", vm.newCMsgpack())
+	g.RawSetString("struct", vm.newLib(structFuncs))
 	g.RawSetString("redis", vm.newRedisLib())
 	vm.override()
 
@@ -120,7 +128,7 @@ func NewVM() *VM {
 		vm.protected[p] = real
 		return p
 	}
-	for _, lib := range []string{"string", "math", "table", "coroutine", "redis", "bit", "cjson"} {
+	for _, lib := range []string{"string", "math", "table", "coroutine", "redis", "bit", "cjson", "cmsgpack", "struct"} {
 		if t, ok := g.RawGetString(lib).(*lua.LTable); ok {
 			g.RawSetString(lib, freeze(t))
 		}
@@ -147,13 +155,23 @@ func NewVM() *VM {
 	return vm
 }
 
+func init() {
+	// Lua 5.0's implicit "arg" table costs a table per call of every vararg
+	// function (each script's main chunk among them); scripts use "...".
+	lua.CompatVarArg = false
+}
+
+// luaMaxStack is Lua 5.1's LUAI_MAXCSTACK: how many values a C function
+// may push.
+const luaMaxStack = 8000
+
 // allowedGlobals are the globals Redis 7.0.15 scripts see.
 var allowedGlobals = map[string]bool{
 	"xpcall": true, "tostring": true, "setmetatable": true, "next": true, "assert": true, "tonumber": true,
 	"rawequal": true, "collectgarbage": true, "getmetatable": true, "rawset": true, "pcall": true,
 	"coroutine": true, "type": true, "_G": true, "select": true, "unpack": true, "gcinfo": true, "pairs": true,
 	"rawget": true, "loadstring": true, "ipairs": true, "_VERSION": true, "load": true, "error": true,
-	"string": true, "cjson": true, "bit": true, "math": true, "table": true, "redis": true,
+	"string": true, "cjson": true, "bit": true, "cmsgpack": true, "struct": true, "math": true, "table": true, "redis": true,
 }
 
 func readonlyError(L *lua.LState) int {
@@ -184,6 +202,16 @@ func (vm *VM) Run(ctx context.Context, s *Script, keys, argv [][]byte, host Host
 	vm.globals.RawSetString("ARGV", vm.array(argv))
 	L.SetContext(ctx)
 	defer L.RemoveContext()
+	mark := len(w.B)
+	defer func() {
+		// gopher-lua can panic past PCall when it runs out of stack while
+		// handling an error; the VM is then unusable.
+		if r := recover(); r != nil {
+			vm.broken = true
+			w.B = w.B[:mark]
+			w.Error("ERR Error running script " + s.SHA + ", " + trunc(fmt.Sprint(r), 100))
+		}
+	}()
 	L.Push(L.NewFunctionFromProto(s.Proto))
 	if err := L.PCall(0, 1, vm.errFn); err != nil {
 		vm.writeError(w, err)
@@ -211,8 +239,12 @@ func (vm *VM) onError(L *lua.LState) int {
 	} else if tt, ok := obj.(*lua.LTable); ok {
 		t = tt
 	} else {
+		msg := luaString(obj)
+		if _, ok := obj.(lua.LString); ok {
+			msg = quoteArgError(msg)
+		}
 		t = L.CreateTable(0, 3)
-		t.RawSetString("err", lua.LString("ERR "+luaString(obj)))
+		t.RawSetString("err", lua.LString("ERR "+msg))
 	}
 	if dbg, ok := L.GetStack(1); ok {
 		_, _ = L.GetInfo("Sl", dbg, nil)
@@ -245,7 +277,12 @@ func (vm *VM) writeError(w *resp.Writer, err error) {
 	}
 	t, ok := obj.(*lua.LTable)
 	if !ok {
-		w.Error("ERR Error running script " + vm.script.SHA + ", " + trunc(luaString(obj), 100))
+		// The message handler could not run (no stack left).
+		msg := luaString(obj)
+		if msg == "lua callstack overflow" {
+			msg = "stack overflow"
+		}
+		w.Error("ERR Error running script " + vm.script.SHA + ", " + trunc(msg, 100))
 		return
 	}
 	msg := "ERR execution failure"
@@ -268,6 +305,62 @@ func trunc(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// argErrorRE matches gopher-lua's "bad argument #1 to f (...)"; Lua
+// quotes the function name.
+var argErrorRE = regexp.MustCompile(`bad argument #(-?\d+) to ([^' (][^ ]*) \(`)
+
+func quoteArgError(msg string) string {
+	if !strings.Contains(msg, "bad argument #") {
+		return msg
+	}
+	return argErrorRE.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
+}
+
+// argError raises Lua 5.1's "bad argument #n to 'f' (msg)" for the
+// running Go function.
+func argError(L *lua.LState, n int, msg string) {
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, nil); err == nil && dbg.Name != "" {
+			name = dbg.Name
+		}
+	}
+	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)
+}
+
+// checkString and checkNumber are luaL_checkstring / luaL_checknumber with
+// Lua's messages ("got no value" for a missing argument).
+func checkString(L *lua.LState, n int) string {
+	switch v := L.Get(n).(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return luaNumber(float64(v))
+	}
+	argError(L, n, "string expected, got "+typeName(L, n))
+	return ""
+}
+
+func checkNumber(L *lua.LState, n int) float64 {
+	switch v := L.Get(n).(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		if f, ok := toNumber(v); ok {
+			return f
+		}
+	}
+	argError(L, n, "number expected, got "+typeName(L, n))
+	return 0
+}
+
+func typeName(L *lua.LState, n int) string {
+	if n > L.GetTop() {
+		return "no value"
+	}
+	return L.Get(n).Type().String()
 }
 
 // luaNumber formats a number as Lua 5.1's tostring does ("%.14g").
@@ -392,6 +485,16 @@ func (vm *VM) override() {
 			guard(tl, name)
 		}
 	}
+	// unpack has Lua 5.1's stack limit (gopher-lua grows its stack instead).
+	unpack := orig(g, "unpack")
+	set(g, "unpack", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		i, j := L.OptInt(2, 1), L.OptInt(3, t.Len())
+		if i <= j && j-i >= luaMaxStack-L.GetTop() {
+			L.RaiseError("too many results to unpack")
+		}
+		return unpack(L)
+	})
 	// gopher-lua's collectgarbage runs a full Go GC on every call.
 	set(g, "collectgarbage", func(L *lua.LState) int {
 		switch opt := L.OptString(1, "collect"); opt {
@@ -419,10 +522,10 @@ func (vm *VM) override() {
 	}
 }
 
-var heapSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-
+// heapKB is the Go heap in use, standing in for Lua's own memory count
+// (collectgarbage("count"), gcinfo).
 func heapKB() float64 {
-	s := []metrics.Sample{heapSample[0]}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

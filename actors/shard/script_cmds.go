@@ -33,9 +33,9 @@ func init() {
 			Exec: command.Shard, Handler: h}
 	}
 	specEval = mk("eval", "Execute a Lua script server side", "2.6.0", cmdEval,
-		"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys")
+		"noscript", "stale", "skip_monitor", "no_mandatory_keys")
 	specEvalSHA = mk("evalsha", "Execute a Lua script server side", "2.6.0", cmdEvalSHA,
-		"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys")
+		"noscript", "stale", "skip_monitor", "no_mandatory_keys")
 	specEvalRO = mk("eval_ro", "Execute a read-only Lua script server side", "7.0.0", cmdEvalRO,
 		"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys")
 	specEvalSHARO = mk("evalsha_ro", "Execute a read-only Lua script server side", "7.0.0", cmdEvalSHARO,

@@ -51,12 +51,14 @@ type scriptHost struct {
 	s        *Shard
 	slot     int // the EVAL's slot (-1: no keys declared)
 	readOnly bool
+	asking   bool // the EVAL was sent after ASKING
 	idx      []int
 	cmd      Cmd
 	call     Call
 }
 
-// lookup resolves a command (or container subcommand) by its arguments.
+// lookupScriptCommand resolves a command (or container subcommand) by its
+// arguments.
 func lookupScriptCommand(args [][]byte) (*command.Spec, string) {
 	spec := command.Lookup(args[0])
 	if spec == nil {
@@ -207,10 +209,23 @@ func (h *scriptHost) local(slot int, write bool) string {
 			return errScriptDownRO
 		}
 	}
-	if int(t.Owner[slot]) != t.Self {
+	owner := int(t.Owner[slot])
+	switch {
+	case owner == t.Self:
+	case h.asking && importing(t, slot):
+		// ASKING carries over to the script, as in Redis.
+	case !write && t.Master >= 0 && owner == t.Master:
+		// A replica's script reads its master's slots (the EVAL itself
+		// was only routed here for a READONLY client).
+	default:
 		return errScriptNonLocal
 	}
 	return ""
+}
+
+func importing(t *slots.Table, slot int) bool {
+	_, ok := t.Importing[slot]
+	return ok
 }
 
 // loopCommand answers the few event-loop commands scripts commonly call.

@@ -14,16 +14,19 @@ import (
 //
 // Shard actors normally run on the goroutine that sent them a batch, often
 // an event loop. A script may run for seconds (or forever, until SCRIPT
-// KILL), so a batch that contains a script is executed on a goroutine of
-// its own. Meanwhile the actor holds every message it receives in arrival
-// order; when the goroutine is done it sends scriptDone and the actor
-// replays what it held. Only one of them touches the shard's state at a
-// time, so the script stays atomic and no loop ever waits for it.
+// KILL), so a batch that contains a script is executed on the shard's
+// script worker goroutine instead. Meanwhile the actor holds the messages
+// it receives, in arrival order; when the worker is done it sends
+// scriptDone and the actor replays what it held. Only one of them touches
+// the shard's state at a time, so the script stays atomic and no loop ever
+// waits for it.
 //
 // While a script runs, its shard publishes (start time, state) in one
-// atomic word. Event loops read it to answer BUSY once the script has run
-// longer than lua-time-limit, and SCRIPT KILL uses it to stop a script
-// that has not written yet.
+// atomic word. Event loops read it to answer BUSY to other clients once
+// the script has run longer than lua-time-limit; batches that reached the
+// actor before that get BUSY at the next tick. SCRIPT KILL uses the word
+// to stop a script that has not written yet. Commands of the script's own
+// client wait for it, as in Redis.
 
 // Script states in the low two bits of scriptShard.word.
 const (
@@ -44,8 +47,9 @@ type scriptGroup struct {
 // scriptShard is one shard's scripting state.
 type scriptShard struct {
 	vm        *script.VM
-	offloaded bool  // a batch with a script runs on its own goroutine
-	pending   []any // messages held meanwhile
+	offloaded bool        // a batch with a script runs on the worker
+	pending   []any       // messages held meanwhile
+	work      chan *Batch // to the worker goroutine
 
 	// word is start unix-ns << 2 | state, 0 when no script runs. owner is
 	// the client id of the running script's batch.
@@ -154,8 +158,9 @@ func (g *Group) KillScripts() string {
 	return "NOTBUSY No scripts in execution right now."
 }
 
-// offloadScript runs b on a goroutine of its own when it contains a
-// script; it reports whether it did.
+// offloadScript hands b to the shard's script worker when it contains a
+// script; it reports whether it did. At most one batch is offloaded at a
+// time (later ones are held), so the send never blocks.
 func (s *Shard) offloadScript(b *Batch) bool {
 	found := false
 	for i := range b.Cmds {
@@ -168,11 +173,26 @@ func (s *Shard) offloadScript(b *Batch) bool {
 		return false
 	}
 	s.script.offloaded = true
-	go func() {
-		s.run(b)
-		s.group.root.Send(s.group.pids[s.ID], scriptDone{})
-	}()
+	if s.script.work == nil {
+		// One long-lived worker per shard: its stack, grown by the Lua
+		// VM, is kept from one script batch to the next.
+		s.script.work = make(chan *Batch, 1)
+		go s.scriptWorker(s.script.work)
+	}
+	s.script.work <- b
 	return true
+}
+
+func (s *Shard) scriptWorker(work chan *Batch) {
+	for {
+		select {
+		case b := <-work:
+			s.run(b)
+			s.group.root.Send(s.group.pids[s.ID], scriptDone{})
+		case <-s.group.stop:
+			return
+		}
+	}
 }
 
 // holdForScript keeps messages in order while a script batch is offloaded
@@ -264,6 +284,13 @@ func (s *Shard) runScript(c *Call, sc *script.Script, keys, argv [][]byte, readO
 	sh.mu.Unlock()
 	defer sh.word.Store(0)
 
-	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly}
-	sh.vm.Run(ctx, sc, keys, argv, h, c.W)
+	// A context per run: coroutines derive theirs from it, and cancelling
+	// it at the end releases those a script left suspended.
+	runCtx, done := context.WithCancel(ctx)
+	defer done()
+	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking}
+	sh.vm.Run(runCtx, sc, keys, argv, h, c.W)
+	if sh.vm.Broken() {
+		sh.vm = nil
+	}
 }

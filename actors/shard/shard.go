@@ -293,6 +293,9 @@ type Group struct {
 	// HLLSparseMaxBytes mirrors hll-sparse-max-bytes: the size past which a
 	// sparse HyperLogLog turns dense.
 	HLLSparseMaxBytes atomic.Int64
+	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
+	// and rdbcompression, which shape DUMP payloads (dump.go).
+	ListMaxListpackSize, RDBCompression atomic.Int64
 
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
@@ -309,6 +312,8 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 	g.HashMaxListpackEntries.Store(128)
 	g.HashMaxListpackValue.Store(64)
 	g.HLLSparseMaxBytes.Store(3000)
+	g.ListMaxListpackSize.Store(-2)
+	g.RDBCompression.Store(1)
 	for i := 0; i < n; i++ {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i,
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
