@@ -57,6 +57,9 @@ func Load(text string, now int64, opts Options, newID func() string) (*State, er
 		if n.ConfigEpoch > s.currentEpoch {
 			s.currentEpoch = n.ConfigEpoch
 		}
+		if m := s.master(n); m != nil {
+			m.migrateTo = true
+		}
 	}
 	s.myself.Linked = true
 	s.seedRand()

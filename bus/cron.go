@@ -20,7 +20,14 @@ const TickInterval = 100
 //     half the node timeout is pinged, so no node goes unheard for long;
 //   - MEET is repeated until the node answers, and a node that has not
 //     connected to us for a handshake timeout is sent a MEET (it may not
-//     know us: Valkey's reliable-MEET rules).
+//     know us: Valkey's reliable-MEET rules);
+//   - a node whose PING has been pending for longer than the node timeout,
+//     with no frame from it meanwhile, is flagged PFAIL (failure.go);
+//   - a primary pings the replica of a manual failover every tick; a
+//     manual failover past its deadline is abandoned (manual.go);
+//   - a replica runs its failover (election.go) and replica migration
+//     (migration.go) checks;
+//   - a failed cluster state is re-evaluated (the rejoin delay).
 func (s *State) Tick(now int64) {
 	s.tick(now)
 	s.iteration++
@@ -85,17 +92,27 @@ func (s *State) Tick(now int64) {
 			// handshakes).
 			n.meet = true
 			s.sendPing(now, lk, busv1.Type_TYPE_MEET)
+			s.detectFailure(now, n)
 			continue
 		}
 		if lk := n.link; lk != nil && lk.up && n.PingSent == 0 && now-n.PongRecv > timeout/2 {
 			s.sendPing(now, lk, busv1.Type_TYPE_PING)
 			continue
 		}
+		if s.mfPing(now, n) {
+			continue
+		}
 		s.detectFailure(now, n)
 	}
 	s.cleanBans(now)
+	s.checkManualFailoverTimeout(now)
+	if s.myself.IsReplica() {
+		s.handleManualFailover(now)
+		s.handleReplicaFailover(now)
+		s.checkReplicaMigration(now)
+	}
+	if !s.ok {
+		// Leaving the fail state may wait for the rejoin delay.
+		s.updateState()
+	}
 }
-
-// detectFailure is where a node whose PING is pending for longer than the
-// node timeout is flagged PFAIL; the failure detector (issue 6) fills it in.
-func (s *State) detectFailure(now int64, n *Node) {}

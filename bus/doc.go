@@ -25,7 +25,8 @@
 // fsync) before anything else — in particular before any frame announcing a
 // new epoch or slot configuration goes out — then Publish (swap in
 // [State.Table], the routing snapshot of the event loops), Dial, Send,
-// Close, and the role changes (Replicate, DropSlots).
+// Close, and the role changes (Replicate, DropSlots, Promote), then the
+// write pause (PauseWrites, UnpauseWrites).
 //
 // The protocol follows the Redis Cluster specification and Redis 7.0's
 // cluster.c: MEET/PING/PONG with gossip sections, the handshake with a
@@ -36,8 +37,13 @@
 // 60 s ban, and resets. Where Redis 7.0 loses a MEET for good (a broken
 // link, an unanswered handshake), the Valkey fixes apply: MEET is repeated
 // until the node answers, and a node that never connects back is sent a
-// MEET. Failure detection (PFAIL/FAIL), elections and replica migration
-// have hooks here and come with later issues.
+// MEET. Failure detection (PFAIL/FAIL with failure reports), replica
+// elections and votes, promotion, the cluster state with its rejoin delay,
+// replica migration and manual failover (CLUSTER FAILOVER [FORCE|TAKEOVER])
+// are in failure.go, election.go, migration.go and manual.go; the shell
+// feeds in the replication facts they need (SetReplOffset,
+// SetReplLinkDownSince) and carries out Promote and PauseWrites /
+// UnpauseWrites.
 //
 // Frames travel length-prefixed ([AppendFrame], [Decoder]).
 //

@@ -136,6 +136,10 @@ func (s *State) header(t busv1.Type) *busv1.Header {
 	if me.IsReplica() {
 		h.Primary = me.MasterID
 	}
+	if me.IsMaster() && s.mf.end != 0 {
+		// Writes are paused for a manual failover: the offset is final.
+		h.Mflags |= uint32(busv1.ManualFailoverFlag_MANUAL_FAILOVER_FLAG_PAUSED)
+	}
 	return h
 }
 
@@ -210,8 +214,7 @@ func (s *State) sendPing(now int64, lk *link, t busv1.Type) {
 }
 
 // appendPFailGossip adds every node flagged PFAIL to a gossip section, so
-// failure reports spread fast (Redis does the same). Nodes become PFAIL
-// only once the failure detector (issue 6) flags them.
+// failure reports spread fast (Redis does the same).
 func (s *State) appendPFailGossip(f *busv1.Frame) {
 	for _, n := range s.sorted {
 		if n.Flags&FlagPFail != 0 && n.Flags&(FlagHandshake|FlagNoAddr) == 0 {

@@ -118,10 +118,6 @@ func (s *State) failureReports(now int64, n *Node) int {
 	return len(n.reports)
 }
 
-// markFailingIfNeeded is where PFAIL turns into FAIL once a majority of
-// primaries reports it; the failure detector (issue 6) fills it in.
-func (s *State) markFailingIfNeeded(now int64, n *Node) {}
-
 // CountFailureReports is CLUSTER COUNT-FAILURE-REPORTS: how many primaries
 // currently report node id as failing.
 func (s *State) CountFailureReports(id string) (int, error) {

@@ -133,6 +133,16 @@ type Node struct {
 	inFreed int64
 	// reports are the failure reports other primaries gossiped about it.
 	reports []failReport
+	// replOffset is the replication offset its last frame announced.
+	replOffset uint64
+	// votedTime is when this node last voted for a replica of this
+	// primary (no second vote for its replicas within 2 × node timeout).
+	votedTime int64
+	// migrateTo marks a primary that has or had replicas (or took over
+	// from one that had): a replica migration target when orphaned.
+	migrateTo bool
+	// orphanedTime is since when this primary has had no working replica.
+	orphanedTime int64
 }
 
 // failReport is one primary's claim, at time, that a node is failing.

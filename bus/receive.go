@@ -23,8 +23,10 @@ import (
 //   - From a known sender: address changes (PING on its inbound link), role
 //     changes, slot claims (rules 1 and 2 of the spec), UPDATEs for stale
 //     claims, configEpoch collisions, and the gossip section.
-//   - FAIL and UPDATE are accepted only from known senders; other types
-//     are counted and left to later issues.
+//   - FAIL and UPDATE are accepted only from known senders, and so are the
+//     failover messages (FAILOVER_AUTH_REQUEST/ACK, MFSTART: election.go,
+//     manual.go); every frame from a known sender tells its replication
+//     offset.
 func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 	s.tick(now)
 	lk := s.links[l]
@@ -58,6 +60,7 @@ func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 		sender.meet = false
 		if sender.Flags&FlagHandshake == 0 {
 			s.learnEpochs(sender, h)
+			s.learnOffset(now, sender, h)
 		}
 	}
 	switch h.Type {
@@ -67,6 +70,14 @@ func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 		s.receiveFail(now, sender, f.GetFail())
 	case busv1.Type_TYPE_UPDATE:
 		s.receiveUpdate(sender, f.GetUpdate())
+	case busv1.Type_TYPE_FAILOVER_AUTH_REQUEST:
+		s.receiveAuthRequest(now, sender, h)
+	case busv1.Type_TYPE_FAILOVER_AUTH_ACK:
+		s.receiveAuthAck(now, sender, h)
+	case busv1.Type_TYPE_MFSTART:
+		s.receiveMFStart(now, sender)
+	case busv1.Type_TYPE_PUBLISH, busv1.Type_TYPE_SPUBLISH:
+		s.receivePublish(sender, f)
 	}
 }
 
@@ -211,6 +222,7 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 	if s.myself.IsMaster() && sender.IsMaster() && h.ConfigEpoch == s.myself.ConfigEpoch {
 		s.handleEpochCollision(sender)
 	}
+	s.followShardPrimary(sender, h.ConfigEpoch)
 	s.processGossip(now, sender, f.Gossip)
 }
 
@@ -274,12 +286,14 @@ func (s *State) updateRole(n *Node, primary string) {
 	}
 	if n.IsMaster() || n.Flags&FlagSlave == 0 {
 		s.delNodeSlots(n)
+		n.migrateTo = false
 		n.Flags = n.Flags&^FlagMaster | FlagSlave
 		s.fx.Save = true
 		s.fx.Publish = true
 		s.updateState()
 	}
 	if m := s.nodes[primary]; m != nil && m != n && n.MasterID != m.ID {
+		m.migrateTo = true
 		n.MasterID = m.ID
 		s.fx.Save = true
 		s.fx.Publish = true
@@ -290,6 +304,11 @@ func (s *State) updateRole(n *Node, primary string) {
 func (s *State) setNodeAsMaster(n *Node) {
 	if n.IsMaster() && n.Flags&FlagSlave == 0 {
 		return
+	}
+	if n.IsReplica() && n != s.myself {
+		// It took over from a primary that had replicas: it should have
+		// some too.
+		n.migrateTo = true
 	}
 	n.Flags = n.Flags&^FlagSlave | FlagMaster
 	n.MasterID = ""
@@ -317,6 +336,12 @@ func (s *State) updateAnnounced(n *Node, h *busv1.Header) {
 	}
 	if h.ShardId != "" && ValidID(h.ShardId) && n.ShardID != h.ShardId {
 		n.ShardID = h.ShardId
+		s.fx.Save = true
+	}
+	if me := s.myself; me.IsReplica() && me.MasterID == n.ID && n.ShardID != "" && me.ShardID != n.ShardID {
+		// A replica is in its primary's shard (we may have attached before
+		// we knew it).
+		me.ShardID = n.ShardID
 		s.fx.Save = true
 	}
 }

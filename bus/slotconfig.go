@@ -86,6 +86,8 @@ func (s *State) setMyMaster(n *Node) {
 		clear(s.importing)
 	}
 	me.MasterID = n.ID
+	n.migrateTo = true
+	s.resetManualFailover()
 	if n.ShardID != "" {
 		me.ShardID = n.ShardID
 	}

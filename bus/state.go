@@ -41,6 +41,21 @@ type Options struct {
 	// NodeTimeout is cluster-node-timeout in ms; 0 or less means
 	// DefaultNodeTimeout.
 	NodeTimeout int64
+	// ReplicaValidityFactor is cluster-replica-validity-factor: a replica
+	// whose data is older than NodeTimeout × factor + ReplPingPeriod does
+	// not start an automatic failover (0: no limit).
+	ReplicaValidityFactor int64
+	// ReplPingPeriod is repl-ping-replica-period in ms (0 means 10000).
+	ReplPingPeriod int64
+	// MigrationBarrier is cluster-migration-barrier: a replica migrates to
+	// an orphaned primary only if its own primary keeps more than this
+	// many working replicas.
+	MigrationBarrier int
+	// ReplicaNoFailover is cluster-replica-no-failover: no automatic
+	// failover (CLUSTER FAILOVER still works).
+	ReplicaNoFailover bool
+	// AllowReplicaMigration is cluster-allow-replica-migration.
+	AllowReplicaMigration bool
 	// Rand drives every random choice (ids of handshake nodes and of a hard
 	// reset, ping targets, gossip entries): seeded in simulations,
 	// crypto-seeded in production. Nil keeps the generator in use
@@ -54,7 +69,8 @@ const DefaultNodeTimeout = 15000
 
 // DefaultOptions are Redis's defaults.
 func DefaultOptions() Options {
-	return Options{RequireFullCoverage: true, NodeTimeout: DefaultNodeTimeout}
+	return Options{RequireFullCoverage: true, NodeTimeout: DefaultNodeTimeout, ReplicaValidityFactor: 10,
+		MigrationBarrier: 1, AllowReplicaMigration: true}
 }
 
 // Announce is how this node presents itself, derived from port,
@@ -115,6 +131,18 @@ type Effects struct {
 	// stays a primary of other slots: their keys must be deleted, as Redis
 	// does for such "dirty" slots.
 	DropSlots []int
+	// Promote: myself just became a primary (failover won, or TAKEOVER):
+	// replication must stop following the old primary and serve as one.
+	Promote bool
+	// PauseWrites, when non-zero, asks to pause client writes until that
+	// unix ms (a replica started a manual failover with us); the shell then
+	// reports the offset it paused at with SetReplOffset. UnpauseWrites
+	// ends such a pause early.
+	PauseWrites   int64
+	UnpauseWrites bool
+	// Deliver: pub/sub messages from other nodes for the local subscribers
+	// (pubsub.go), in arrival order.
+	Deliver []Delivery
 }
 
 // Dial asks the owner to connect to a node's bus port.
@@ -133,7 +161,8 @@ type Send struct {
 // Any reports whether there is something to do.
 func (e Effects) Any() bool {
 	return e.Save || e.Publish || len(e.Dial) > 0 || len(e.Send) > 0 || len(e.Close) > 0 ||
-		e.Replicate != "" || len(e.DropSlots) > 0
+		e.Replicate != "" || len(e.DropSlots) > 0 || e.Promote || e.PauseWrites != 0 || e.UnpauseWrites ||
+		len(e.Deliver) > 0
 }
 
 // MsgType is a cluster bus message type, for the CLUSTER INFO counters.
@@ -215,6 +244,17 @@ type State struct {
 	hdrGen   uint64
 	hdrNode  *Node
 	hdrSlots []byte
+
+	// amongMinority is when this node last saw a minority of the
+	// slot-serving primaries reachable (the rejoin delay counts from it).
+	amongMinority int64
+	// election is this replica's failover attempt; mf the manual failover
+	// in progress.
+	election election
+	mf       manualFailover
+	// replDownSince is since when this replica has had no data from its
+	// primary (0: the link is up).
+	replDownSince int64
 }
 
 // New returns the state of a fresh node: a master with no slots that knows
@@ -233,7 +273,7 @@ func New(id, shardID string, opts Options) *State {
 
 func newState(opts Options) *State {
 	return &State{opts: opts, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
-		links: map[LinkID]*link{}, banned: map[string]int64{}, rng: opts.Rand}
+		links: map[LinkID]*link{}, banned: map[string]int64{}, rng: opts.Rand, mf: manualFailover{masterOffset: -1}}
 }
 
 // seedRand gives a state created without Options.Rand a generator of its
@@ -420,10 +460,12 @@ func (s *State) delSlot(slot int) bool {
 // reachable — which includes a node that serves no slot and knows no master
 // that does. A change of state republishes the table.
 //
-// Redis also delays the switch to ok (2 s after start-up for a master, and
-// up to cluster-node-timeout, 0.5–5 s, after being in a minority); those
-// delays protect a rejoining master in a multi-node cluster and belong with
-// the failure detector, which will pass the time in.
+// A primary that saw a minority of the slot-serving primaries reachable
+// stays fail for the rejoin delay (cluster-node-timeout, within 0.5–5 s)
+// after the majority is back, as Redis does; Tick re-evaluates a failed
+// state. Unlike Redis, a node that knows no slot-serving primary at all
+// (an unconfigured node) does not count as in a minority, and there is no
+// 2 s delay after start-up.
 func (s *State) updateState() {
 	ok := true
 	if s.opts.RequireFullCoverage {
@@ -445,8 +487,16 @@ func (s *State) updateState() {
 	}
 	if reachable < size/2+1 {
 		ok = false
+		if size > 0 {
+			s.amongMinority = s.now
+		}
 	}
 	s.size = size
+	if ok && !s.ok && s.myself.IsMaster() && s.amongMinority != 0 && s.now-s.amongMinority < s.rejoinDelay() {
+		// A primary back from a minority partition waits before taking
+		// writes again: the majority may have failed it over meanwhile.
+		return
+	}
 	if ok != s.ok {
 		s.ok = ok
 		s.fx.Publish = true

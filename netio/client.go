@@ -63,6 +63,10 @@ type client struct {
 	// flags mirrors connection state for CLIENT LIST/KILL readers on other
 	// goroutines (clientFlag* bits, see cmd_client.go).
 	flags atomic.Uint32
+
+	ps    pubsubConn   // subscriptions and pending pushes (pubsub.go)
+	rs    *replClient  // REPLCONF state and replica feed (cmd_repl.go)
+	track trackingConn // CLIENT TRACKING state (tracking.go)
 }
 
 func (cl *client) scheduleFlush() {
@@ -76,6 +80,10 @@ func (cl *client) scheduleFlush() {
 // flush writes the replies of every completed group at the head of the
 // queue. Runs on the loop only.
 func (cl *client) flush() {
+	if cl.closed {
+		return
+	}
+	cl.takePushes()
 	if cl.closed {
 		return
 	}
@@ -111,6 +119,13 @@ func (cl *client) flush() {
 		out = nil
 	}
 	cl.out = out[:0]
+	if cl.rs != nil && cl.rs.feed != nil && len(cl.queue) == 0 {
+		cl.flushFeed() // a replica's feed, once every reply is out
+	}
+	cl.checkOutput()
+	if cl.closed {
+		return
+	}
 	if cl.closing && len(cl.queue) == 0 {
 		cl.closed = true
 		_ = cl.conn.Close()

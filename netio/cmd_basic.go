@@ -23,6 +23,9 @@ func cmdPing(x *Ctx) {
 		x.W.Error("ERR wrong number of arguments for 'ping' command")
 		return
 	}
+	if pingSubscribed(x) {
+		return
+	}
 	if len(x.Args) == 2 {
 		x.W.Bulk(x.Args[1])
 		return

@@ -296,9 +296,9 @@ func (cl *client) appendInfo(b []byte, now int64) []byte {
 	num("idle", (now-cl.lastIO.Load())/1000)
 	str("flags", string(fl))
 	num("db", int64(cl.db.Load()))
-	num("sub", 0)
-	num("psub", 0)
-	num("ssub", 0)
+	num("sub", int64(cl.ps.counts[0].Load()))
+	num("psub", int64(cl.ps.counts[1].Load()))
+	num("ssub", int64(cl.ps.counts[2].Load()))
 	num("multi", multi)
 	num("qbuf", qbuf)
 	num("qbuf-free", 0)
@@ -313,7 +313,7 @@ func (cl *client) appendInfo(b []byte, now int64) []byte {
 	str("events", "r")
 	str("cmd", cmd)
 	str("user", "default")
-	num("redir", -1)
+	num("redir", cl.trackRedir())
 	num("resp", int64(proto))
 	return b
 }

@@ -14,6 +14,9 @@ import (
 const errClusterDisabled = "ERR This instance has cluster support disabled"
 
 func init() {
+	command.Register(&command.Spec{Name: "asking", Arity: 1, Flags: []string{"fast"},
+		Categories: []string{"fast", "connection"}, Group: "cluster", Since: "3.0.0",
+		Summary: "Sent by cluster clients after an -ASK redirect", Handler: LoopHandler(cmdAsking)})
 	stale := []string{"stale"}
 	admin := []string{"admin", "stale", "no_async_loading"}
 	slow := []string{"slow"}
@@ -44,6 +47,7 @@ func init() {
 	sub("set-config-epoch", 3, admin, adminCats, nil, "3.0.0", "Set the configuration epoch in a new node",
 		clusterSubmit)
 	sub("bumpepoch", 2, admin, adminCats, nondet, "3.0.0", "Advance the cluster config epoch", clusterSubmit)
+	sub("setslot", -4, admin, adminCats, nil, "3.0.0", "Bind a hash slot to a specific node", clusterSubmit)
 	readAdmin := []string{"admin", "stale"}
 	sub("count-failure-reports", 3, readAdmin, adminCats, nondet, "3.0.0",
 		"Return the number of failure reports active for a given node", clusterSubmit)
@@ -53,6 +57,18 @@ func init() {
 		clusterSubmit)
 	sub("slaves", 3, readAdmin, adminCats, nondet, "3.0.0", "List replica nodes of the specified master node",
 		clusterSubmit)
+}
+
+// ASKING lets the next command into a slot this node is importing (the
+// dispatcher clears the flag after any other command, as Redis does outside
+// MULTI).
+func cmdAsking(x *Ctx) {
+	if !x.S.clusterMode() {
+		x.W.Error(errClusterDisabled)
+		return
+	}
+	x.C.asking = true
+	x.W.OK()
 }
 
 func clusterKeySlot(x *Ctx) { x.W.Int(int64(slots.HashSlot(x.Args[2]))) }

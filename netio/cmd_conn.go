@@ -154,7 +154,11 @@ func cmdHello(x *Ctx) {
 	w.BulkString("mode")
 	w.BulkString(mode)
 	w.BulkString("role")
-	w.BulkString("master")
+	if x.S.IsReplicaRole() {
+		w.BulkString("replica")
+	} else {
+		w.BulkString("master")
+	}
 	w.BulkString("modules")
 	w.Array(0)
 }

@@ -425,7 +425,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("client_recent_max_input_buffer", maxIn)
 		t.int("client_recent_max_output_buffer", 0)
 		t.int("blocked_clients", s.shards.BlockedClients())
-		t.int("tracking_clients", 0)
+		t.int("tracking_clients", s.trackingClients())
 		t.int("clients_in_timeout_table", 0)
 	}
 	if want["memory"] {
@@ -462,7 +462,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	if want["persistence"] {
 		// slotd does not persist data yet: no snapshot, no AOF.
 		t.section("Persistence")
-		for _, k := range []string{"loading", "async_loading", "current_cow_peak", "current_cow_size",
+		loading := int64(0)
+		if s.replGate.Load()&GateLoading != 0 {
+			loading = 1 // a replica's full sync
+		}
+		t.int("loading", loading)
+		for _, k := range []string{"async_loading", "current_cow_peak", "current_cow_size",
 			"current_cow_size_age"} {
 			t.int(k, 0)
 		}
@@ -511,9 +516,13 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.str("instantaneous_input_repl_kbps", "0.00")
 		t.str("instantaneous_output_repl_kbps", "0.00")
 		t.int("rejected_connections", s.stats.rejectedConns.Load())
-		t.int("sync_full", 0)
-		t.int("sync_partial_ok", 0)
-		t.int("sync_partial_err", 0)
+		var full, pok, perr int64
+		if s.Repl != nil {
+			full, pok, perr = s.Repl.SyncStats()
+		}
+		t.int("sync_full", full)
+		t.int("sync_partial_ok", pok)
+		t.int("sync_partial_err", perr)
 		t.int("expired_keys", expired)
 		t.str("expired_stale_perc", "0.00")
 		t.int("expired_time_cap_reached_count", 0)
@@ -524,9 +533,9 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("current_eviction_exceeded_time", 0)
 		t.int("keyspace_hits", hits)
 		t.int("keyspace_misses", misses)
-		t.int("pubsub_channels", 0)
-		t.int("pubsub_patterns", 0)
-		t.int("pubsubshard_channels", 0)
+		t.int("pubsub_channels", int64(s.ps.count(psChannel)))
+		t.int("pubsub_patterns", int64(s.ps.count(psPattern)))
+		t.int("pubsubshard_channels", int64(s.ps.count(psShard)))
 		t.int("latest_fork_usec", 0)
 		t.int("total_forks", 0)
 		t.int("migrate_cached_sockets", 0)
@@ -537,26 +546,33 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("active_defrag_key_misses", 0)
 		t.int("total_active_defrag_time", 0)
 		t.int("current_active_defrag_time", 0)
-		t.int("tracking_total_keys", 0)
-		t.int("tracking_total_items", 0)
-		t.int("tracking_total_prefixes", 0)
+		tk, ti, tp := s.trackingTotals()
+		t.int("tracking_total_keys", tk)
+		t.int("tracking_total_items", ti)
+		t.int("tracking_total_prefixes", tp)
 		t.int("unexpected_error_replies", s.stats.unexpectedErr.Load())
 		t.int("total_error_replies", s.stats.errorReplies.Load())
 		t.int("dump_payload_sanitizations", 0)
 	}
 	if want["replication"] {
 		t.section("Replication")
-		t.str("role", "master")
-		t.int("connected_slaves", 0)
-		t.str("master_failover_state", "no-failover")
-		t.str("master_replid", s.ReplID())
-		t.str("master_replid2", strings.Repeat("0", 40))
-		t.int("master_repl_offset", 0)
-		t.int("second_repl_offset", -1)
-		t.int("repl_backlog_active", 0)
-		t.int("repl_backlog_size", s.Cfg.Int("repl-backlog-size"))
-		t.int("repl_backlog_first_byte_offset", 0)
-		t.int("repl_backlog_histlen", 0)
+		if s.Repl != nil {
+			for _, kv := range s.Repl.Info() {
+				t.str(kv[0], kv[1])
+			}
+		} else {
+			t.str("role", "master")
+			t.int("connected_slaves", 0)
+			t.str("master_failover_state", "no-failover")
+			t.str("master_replid", s.ReplID())
+			t.str("master_replid2", strings.Repeat("0", 40))
+			t.int("master_repl_offset", 0)
+			t.int("second_repl_offset", -1)
+			t.int("repl_backlog_active", 0)
+			t.int("repl_backlog_size", s.Cfg.Int("repl-backlog-size"))
+			t.int("repl_backlog_first_byte_offset", 0)
+			t.int("repl_backlog_histlen", 0)
+		}
 	}
 	if want["cpu"] {
 		t.section("CPU")

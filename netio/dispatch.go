@@ -62,6 +62,10 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) {
 		}
 		return
 	}
+	if msg := cl.subscribedModeErr(spec); msg != "" {
+		s.replyErr(g, msg)
+		return
+	}
 	if cl.multi && spec.WatchCmd {
 		s.replyErr(g, "ERR WATCH inside MULTI is not allowed")
 		return
@@ -71,6 +75,7 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) {
 		return
 	}
 	s.execute(cl, g, spec, args, false)
+	cl.trackAfter(spec)
 }
 
 // resolve finds the spec (subcommand included) and checks arity and auth.
@@ -94,6 +99,11 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	}
 	if !cl.authed && !spec.Is("no_auth") {
 		return nil, "NOAUTH Authentication required."
+	}
+	if s.replGate.Load() != 0 {
+		if msg := s.gateCheck(spec); msg != "" {
+			return nil, msg
+		}
 	}
 	return spec, ""
 }
@@ -140,6 +150,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 		b := g.batch(i)
 		b.Add(spec, args, slot, cl.proto, cl.asking)
+		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
 		if inTx || spec.WatchCmd {
 			c := &b.Cmds[len(b.Cmds)-1]
 			c.NoBlock = inTx
@@ -167,7 +178,11 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		g.order = append(g.order, src{kind: srcFanout, idx: uint16(len(g.fanouts))})
 		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})
 	}
-	cl.asking = false
+	if spec.Name != "asking" && !inTx {
+		// Commands replayed by EXEC keep the flag: Redis clears ASKING
+		// only outside MULTI, so it covers the whole transaction.
+		cl.asking = false
+	}
 }
 
 // scriptBusy: shard i runs a script past lua-time-limit, so other clients'
@@ -223,7 +238,9 @@ func (s *Server) route(cl *client, spec *command.Spec, args [][]byte) (int, stri
 		}
 	}
 	if int(owner) != t.Self {
-		if t.Importing != nil && (cl.asking || spec.Is("asking")) {
+		// MIGRATE works in any open slot, as in Redis (keys can be moved
+		// back from an importing node).
+		if t.Importing != nil && (cl.asking || spec.Is("asking") || spec.Name == "migrate") {
 			if _, ok := t.Importing[slot]; ok {
 				return slot, ""
 			}

@@ -227,16 +227,26 @@ func (g *group) appendTo(out []byte) []byte {
 			out = w.B
 		case srcTx:
 			tx := &g.txs[s.idx]
-			aborted := tx.loopAborted
+			aborted, redirect := tx.loopAborted, ""
 			if tx.shard >= 0 {
 				b := g.batches[tx.shard]
-				if r, _ := b.Cmds[curs[tx.shard]].Result.(bool); r {
-					aborted = true
+				switch r := b.Cmds[curs[tx.shard]].Result.(type) {
+				case bool:
+					aborted = aborted || r
+				case string:
+					// The shard redirected the whole transaction (ASK,
+					// TRYAGAIN, MOVED): EXEC's reply is that error.
+					redirect = r
 				}
 				curs[tx.shard]++
 			}
 			w := resp.Writer{B: out, Proto: g.cl.proto}
-			if aborted {
+			if redirect != "" {
+				w.Error(redirect)
+				out = w.B
+				skip = tx.n + 1
+				skipMark = len(out)
+			} else if aborted {
 				w.NullArray()
 				out = w.B
 				skip = tx.n + 1 // +1: this entry's own decrement below

@@ -17,7 +17,7 @@ import (
 type queued struct {
 	spec *command.Spec
 	args [][]byte
-	slot int
+	slot int // slot of the command's keys, -1 for keyless (and cursor-routed) commands
 }
 
 func init() {
@@ -103,10 +103,14 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 			s.replyErr(g, errMsg)
 			return
 		}
-		slot = sl
+		// Commands routed by an argument that is not a key (SCAN's cursor)
+		// don't bind the transaction to a slot.
+		if spec.Route == nil {
+			slot = sl
+		}
 	}
 	cl.txq = append(cl.txq, queued{spec: spec, args: copyArgs(args), slot: slot})
-	cl.asking = false
+	// ASKING stays set inside MULTI (Redis clears it only outside one).
 	g.local.Simple("QUEUED")
 	g.endLocal()
 }

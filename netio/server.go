@@ -86,6 +86,24 @@ type Server struct {
 
 	// ext is the state of the INFO/CLIENT/SHUTDOWN commands (cmd_info.go).
 	ext serverExt
+
+	// Repl is the replication engine (set before Serve); replGate holds
+	// what a replica refuses (cmd_repl.go).
+	Repl     Replication
+	replGate atomic.Uint32
+
+	// Pub/sub registry, output limits and tracking (pubsub.go, tracking.go).
+	ps     pubsubRegistry
+	outLim atomic.Pointer[outLimCache]
+	trk    trackingRegistry
+	// pushLoops: gnet.EventLoop → *loopPush (pubsub.go).
+	pushLoops sync.Map
+	// PublishHook, set in cluster mode, sends a PUBLISH to the other nodes
+	// (called on the publisher's loop, in publish order).
+	PublishHook func(channel, msg []byte)
+	// SPublishHook, for replication: send an SPUBLISH to this primary's
+	// replicas, which deliver it with DeliverSPublish.
+	SPublishHook func(channel, msg []byte)
 }
 
 // Options configure New.
@@ -139,6 +157,7 @@ func New(o Options) *Server {
 	s.watchInt("rdbcompression", &s.shards.RDBCompression)
 	s.watchInt("lua-time-limit", s.shards.ScriptTimeLimit())
 	s.shards.SetRouting(s.Table)
+	s.initTracking()
 	return s
 }
 
@@ -243,6 +262,8 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cl.watch != nil {
 		s.unwatch(cl)
 	}
+	s.pubsubClose(cl)
+	cl.closeFeed()
 	s.stats.clients.Add(-1)
 	s.ext.closedCmds.Add(cl.totalCmds.Load())
 	s.clientMu.Lock()

@@ -63,9 +63,19 @@ type Options struct {
 	// BusAddrs are the "host:port" addresses the cluster bus listens on
 	// (the bind addresses with the bus port). None: no listener.
 	BusAddrs []string
+	// SlotKeys is the number of keys this node holds in a slot (CLUSTER
+	// SETSLOT NODE refuses to give away a slot that still has keys); nil
+	// reports 0.
+	SlotKeys func(slot int) int64
 	// DropSlots deletes the keys of slots this node lost to a newer
 	// configuration (called on the actor; must not block).
 	DropSlots func(slots []int)
+	// Deliver hands a pub/sub message from another node to the local
+	// subscribers; OnTable sees every routing snapshot once published
+	// (shard-channel subscribers of lost slots are unsubscribed). Both are
+	// called on the actor and must not block.
+	Deliver func(d bus.Delivery)
+	OnTable func(t *slots.Table)
 	// TickEvery is the period of State.Tick (0: bus.TickInterval, 100 ms
 	// as Redis's clusterCron).
 	TickEvery time.Duration
@@ -106,7 +116,8 @@ func Start(o Options) (*Cluster, error) {
 		return nil, err
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
-		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, rnd: newRand(),
+		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
+		deliver: o.Deliver, onTable: o.OnTable,
 		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string])}
 	if err := a.load(); err != nil {
 		st.close()
@@ -168,6 +179,19 @@ func (c *Cluster) Submit(args [][]byte, w *resp.Writer, done func()) {
 	c.root.Send(c.pid, &request{args: args, w: w, done: done})
 }
 
+// publishMsg is a PUBLISH to propagate to the other nodes.
+type publishMsg struct{ channel, message []byte }
+
+// Publish sends a PUBLISH to every other node (safe from any goroutine;
+// calls from one goroutine go out in call order). The arguments are
+// copied.
+func (c *Cluster) Publish(channel, message []byte) {
+	buf := make([]byte, len(channel)+len(message))
+	n := copy(buf, channel)
+	copy(buf[n:], message)
+	c.root.Send(c.pid, publishMsg{channel: buf[:n:n], message: buf[n:]})
+}
+
 // MyID is this node's id (safe from any goroutine).
 func (c *Cluster) MyID() string { return *c.myID.Load() }
 
@@ -211,8 +235,14 @@ type clusterActor struct {
 	dbEmpty    func() bool
 	replOffset func() int64
 	dropSlots  func([]int)
-	rnd        *rand.Rand
-	myID       *atomic.Pointer[string] // read by Cluster.MyID
+	slotKeys   func(int) int64
+	// lazySave: the step changed no epoch (SETSLOT), so nodes.conf is
+	// rewritten without fsync, as Redis does (setslot.go).
+	lazySave bool
+	deliver  func(bus.Delivery)
+	onTable  func(*slots.Table)
+	rnd      *rand.Rand
+	myID     *atomic.Pointer[string] // read by Cluster.MyID
 
 	links map[bus.LinkID]*peer.Handle // open links (peer actors are children)
 	// bufLimitExceeded counts links closed by the send limit
@@ -243,6 +273,8 @@ func (a *clusterActor) Receive(ctx actor.Context) {
 		a.st.SetAnnounce(a.announce())
 	case tick:
 		a.st.Tick(now)
+	case publishMsg:
+		a.st.Publish(m.channel, m.message)
 	case accepted:
 		id := a.st.Accept(now, addrIP(m.conn.LocalAddr()), addrIP(m.conn.RemoteAddr()))
 		a.links[id] = peer.Spawn(ctx, a.peerOptions(ctx, id, m.conn, ""))
@@ -326,12 +358,21 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 		a.myID.Store(&id)
 	}
 	if fx.Save {
-		if err := a.store.save(a.st.Config()); err != nil {
+		save := a.store.save
+		if a.lazySave {
+			save = a.store.saveNoSync
+		}
+		if err := save(a.st.Config()); err != nil {
 			return err
 		}
 	}
+	a.lazySave = false
 	if fx.Publish {
-		a.table.Publish(a.st.Table())
+		t := a.st.Table()
+		a.table.Publish(t)
+		if a.onTable != nil {
+			a.onTable(t)
+		}
 	}
 	for _, d := range fx.Dial {
 		a.links[d.Link] = peer.Spawn(ctx, a.peerOptions(ctx, d.Link, nil, d.Addr))
@@ -345,6 +386,11 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 		if h := a.links[id]; h != nil {
 			delete(a.links, id)
 			ctx.Send(h.PID, peer.Close{})
+		}
+	}
+	if a.deliver != nil {
+		for _, d := range fx.Deliver {
+			a.deliver(d)
 		}
 	}
 	if len(fx.DropSlots) > 0 && a.dropSlots != nil {
@@ -442,6 +488,9 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 		err = st.DelSlotsRange(args[2:])
 	case "flushslots":
 		err = st.FlushSlots(a.dbEmpty == nil || a.dbEmpty())
+	case "setslot":
+		a.execSetSlot(w, args)
+		return
 	case "meet", "forget", "reset", "saveconfig", "set-config-epoch", "bumpepoch", "count-failure-reports",
 		"links", "replicas", "slaves":
 		a.execBus(w, sub, args)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -50,13 +51,39 @@ func (s *store) read() (string, error) {
 }
 
 // save replaces nodes.conf with text, durably.
-func (s *store) save(text string) error {
+func (s *store) save(text string) error { return s.write(text, true) }
+
+// saveNoSync rewrites nodes.conf in place without fsync, as Redis 7.0
+// saves changes that carry no epoch or vote (CLUSTER SETSLOT): a rename
+// costs a journal flush on most file systems, a write does not. The text
+// is first padded with newlines to the old length (which Load skips), so a
+// process killed between the write and the truncate leaves a valid file;
+// only an OS crash can lose or tear the update, as in Redis.
+func (s *store) saveNoSync(text string) error {
+	if s.lock == nil {
+		return s.write(text, false)
+	}
+	fi, err := s.lock.Stat()
+	if err != nil {
+		return err
+	}
+	b := []byte(text)
+	if pad := int(fi.Size()) - len(b); pad > 0 {
+		b = append(b, bytes.Repeat([]byte{'\n'}, pad)...)
+	}
+	if _, err := s.lock.WriteAt(b, 0); err != nil {
+		return err
+	}
+	return s.lock.Truncate(int64(len(text)))
+}
+
+func (s *store) write(text string, durable bool) error {
 	tmp := fmt.Sprintf("%s.tmp-%d-%d", s.path, os.Getpid(), time.Now().UnixNano())
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := writeLocked(f, text); err != nil {
+	if err := writeLocked(f, text, durable); err != nil {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 		return err
@@ -72,14 +99,20 @@ func (s *store) save(text string) error {
 	if old != nil {
 		_ = old.Close()
 	}
+	if !durable {
+		return nil
+	}
 	return syncDir(filepath.Dir(s.path))
 }
 
 // writeLocked writes and fsyncs text, then takes the lock on the (still
 // private) file.
-func writeLocked(f *os.File, text string) error {
+func writeLocked(f *os.File, text string, durable bool) error {
 	if _, err := f.WriteString(text); err != nil {
 		return err
+	}
+	if !durable {
+		return flock(f)
 	}
 	if err := f.Sync(); err != nil {
 		return err

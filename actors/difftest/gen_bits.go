@@ -27,7 +27,9 @@ func bitmapOps() []op {
 		return g.pick("0", "1", "-1", "5", "127", "128", "-129", "255", "300", "100000", "9223372036854775807", "-9223372036854775808", "abc")
 	}
 	return []op{
-		{"setbit", 6, func(g *gen) { g.emit("SETBIT", g.key(B), off(g), g.pick("0", "1", "1", "2", "-1")) }},
+		{"setbit", 6, func(g *gen) {
+			g.emit("SETBIT", g.key(B), off(g), g.pick("0", "1", "1", "0", "1", "1", "0", "1", "1", "2", "-1"))
+		}},
 		{"getbit", 3, func(g *gen) { g.emit("GETBIT", g.key(B), off(g)) }},
 		{"bitcount", 3, func(g *gen) {
 			args := []string{"BITCOUNT", g.key(B)}

@@ -51,12 +51,24 @@ func listOps() []op {
 			g.emit(cat([]string{"LMPOP", g.numkeys(len(ks))}, ks, []string{g.dir()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
-		{"blpop", 1, func(g *gen) { g.emit(cat([]string{"BLPOP"}, g.keys(L, 1, 2), []string{g.timeout()})...) }},
-		{"brpop", 1, func(g *gen) { g.emit(cat([]string{"BRPOP"}, g.keys(L, 1, 2), []string{g.timeout()})...) }},
-		{"blmove", 1, func(g *gen) { g.emit("BLMOVE", g.key(L), g.key(L), g.dir(), g.dir(), g.timeout()) }},
-		{"brpoplpush", 1, func(g *gen) { g.emit("BRPOPLPUSH", g.key(L), g.key(L), g.timeout()) }},
+		{"blpop", 1, func(g *gen) {
+			ks := g.feed("RPUSH", g.keys(L, 1, 2))
+			g.emit(cat([]string{"BLPOP"}, ks, []string{g.timeout()})...)
+		}},
+		{"brpop", 1, func(g *gen) {
+			ks := g.feed("RPUSH", g.keys(L, 1, 2))
+			g.emit(cat([]string{"BRPOP"}, ks, []string{g.timeout()})...)
+		}},
+		{"blmove", 1, func(g *gen) {
+			src := g.feed("RPUSH", []string{g.key(L)})[0]
+			g.emit("BLMOVE", src, g.key(L), g.dir(), g.dir(), g.timeout())
+		}},
+		{"brpoplpush", 1, func(g *gen) {
+			src := g.feed("RPUSH", []string{g.key(L)})[0]
+			g.emit("BRPOPLPUSH", src, g.key(L), g.timeout())
+		}},
 		{"blmpop", 1, func(g *gen) {
-			ks := g.keys(L, 1, 2)
+			ks := g.feed("RPUSH", g.keys(L, 1, 2))
 			g.emit(cat([]string{"BLMPOP", g.timeout(), g.numkeys(len(ks))}, ks, []string{g.dir()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},

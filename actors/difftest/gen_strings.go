@@ -152,6 +152,11 @@ func keyOps() []op {
 		{"pexpiretime", 1, func(g *gen) { g.emit("PEXPIRETIME", any(g)) }},
 		{"keys", 2, func(g *gen) { g.emit("KEYS", g.pick(patterns...)) }},
 		{"scan", 2, func(g *gen) {
+			if g.inTx { // known.go: SCAN in MULTI must stay in the {k} slot
+				g.emit(cat([]string{"SCAN", "0", g.kw("MATCH"), g.pick("{k}*", "{k}s?", "{k}[lz]*")},
+					g.opts(0.4, []string{g.kw("COUNT"), itoa(1 + g.n(30))}, []string{g.kw("TYPE"), g.pick(types...)}))...)
+				return
+			}
 			cur := "0"
 			if g.p(0.05) {
 				cur = g.pick("abc", "-1", "18446744073709551616", "1.5")
@@ -165,6 +170,19 @@ func keyOps() []op {
 			if g.p(0.2) { // rare: it wipes the state the other ops built
 				g.emit("FLUSHDB")
 			}
+		}},
+		{"dump", 2, func(g *gen) { g.emit("DUMP", any(g)) }}, // payloads must be byte-identical
+		{"sort", 2, func(g *gen) {
+			args := []string{"SORT", g.key(g.pick("list", "set", "zset"))}
+			args = append(args, g.opts(0.4, []string{g.kw("LIMIT"), g.intArg(-1, 3), g.intArg(-1, 5)},
+				[]string{g.kw(g.pick("ASC", "DESC"))}, []string{g.kw("ALPHA")})...)
+			if g.p(0.2) && !g.inTx {
+				args = append(args, g.kw("STORE"), g.key("list"))
+			}
+			g.emit(args...)
+		}},
+		{"sort_ro", 1, func(g *gen) {
+			g.emit(cat([]string{"SORT_RO", g.key(g.pick("list", "set", "zset"))}, g.opts(0.5, []string{g.kw("ALPHA")}, []string{g.kw("DESC")}))...)
 		}},
 		{"ping", 1, func(g *gen) { g.emit(cat([]string{"PING"}, g.opts(0.5, []string{g.value()}))...) }},
 		{"echo", 1, func(g *gen) { g.emit("ECHO", g.value()) }},

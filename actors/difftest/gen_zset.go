@@ -1,5 +1,10 @@
 package difftest
 
+import (
+	"slices"
+	"strings"
+)
+
 // Sorted sets.
 
 func zsetOps() []op {
@@ -39,11 +44,18 @@ func zsetOps() []op {
 	return []op{
 		{"zadd", 10, func(g *gen) {
 			args := []string{"ZADD", g.key(Z)}
+			incr := false
 			if g.p(0.3) {
-				args = append(args, g.opts(0.4, []string{g.kw("NX")}, []string{g.kw("XX")}, []string{g.kw("GT")},
-					[]string{g.kw("LT")}, []string{g.kw("CH")}, []string{g.kw("INCR")})...)
+				o := g.opts(0.2, []string{g.kw("NX")}, []string{g.kw("XX")}, []string{g.kw("GT")},
+					[]string{g.kw("LT")}, []string{g.kw("CH")}, []string{g.kw("INCR")})
+				incr = slices.ContainsFunc(o, func(s string) bool { return strings.EqualFold(s, "INCR") })
+				args = append(args, o...)
 			}
-			for i := 0; i <= g.n(3); i++ {
+			pairs := 1 + g.n(4)
+			if incr && g.p(0.9) {
+				pairs = 1 // INCR takes one pair
+			}
+			for i := 0; i < pairs; i++ {
 				args = append(args, g.score(), g.member())
 			}
 			if g.p(0.03) {
@@ -97,7 +109,11 @@ func zsetOps() []op {
 			if g.p(0.1) && !g.inTx {
 				by = []string{g.kw(g.pick("BYSCORE", "BYLEX"))} // mismatched range kind
 			}
-			g.emit(cat(args, g.opts(0.5, by, []string{g.kw("REV")}, limit(g, 1), ws(g)))...)
+			lim := limit(g, 0.5)
+			if by == nil && g.p(0.9) {
+				lim = nil // LIMIT needs BYSCORE or BYLEX
+			}
+			g.emit(cat(args, by, g.opts(0.5, []string{g.kw("REV")}, lim, ws(g)))...)
 		}},
 		{"zrangestore", 2, func(g *gen) {
 			args := []string{"ZRANGESTORE", g.key(Z), g.key(Z)}
@@ -147,15 +163,21 @@ func zsetOps() []op {
 		}},
 		{"zpopmin", 2, func(g *gen) { g.emit(cat([]string{"ZPOPMIN", g.key(Z)}, g.opts(0.5, []string{g.count()}))...) }},
 		{"zpopmax", 2, func(g *gen) { g.emit(cat([]string{"ZPOPMAX", g.key(Z)}, g.opts(0.5, []string{g.count()}))...) }},
-		{"bzpopmin", 1, func(g *gen) { g.emit(cat([]string{"BZPOPMIN"}, g.keys(Z, 1, 2), []string{g.timeout()})...) }},
-		{"bzpopmax", 1, func(g *gen) { g.emit(cat([]string{"BZPOPMAX"}, g.keys(Z, 1, 2), []string{g.timeout()})...) }},
+		{"bzpopmin", 1, func(g *gen) {
+			ks := g.feed("ZADD", g.keys(Z, 1, 2))
+			g.emit(cat([]string{"BZPOPMIN"}, ks, []string{g.timeout()})...)
+		}},
+		{"bzpopmax", 1, func(g *gen) {
+			ks := g.feed("ZADD", g.keys(Z, 1, 2))
+			g.emit(cat([]string{"BZPOPMAX"}, ks, []string{g.timeout()})...)
+		}},
 		{"zmpop", 2, func(g *gen) {
 			ks := g.keys(Z, 1, 3)
 			g.emit(cat([]string{"ZMPOP", g.numkeys(len(ks))}, ks, []string{g.minmax()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
 		{"bzmpop", 1, func(g *gen) {
-			ks := g.keys(Z, 1, 2)
+			ks := g.feed("ZADD", g.keys(Z, 1, 2))
 			g.emit(cat([]string{"BZMPOP", g.timeout(), g.numkeys(len(ks))}, ks, []string{g.minmax()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},

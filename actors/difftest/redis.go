@@ -93,6 +93,12 @@ func OpCommands() []string {
 			out = append(out, o.cmd)
 		}
 	}
+	for _, s := range Scripts {
+		if s.Needs != "" && !seen[s.Needs] {
+			seen[s.Needs] = true
+			out = append(out, s.Needs)
+		}
+	}
 	return out
 }
 

@@ -65,12 +65,12 @@ var rules = map[string]rule{
 	// depends on the random node levels). Compared exactly when the
 	// reference's zset has one score throughout (probed); otherwise only
 	// errors and reply types, and a write's result is deleted on both sides.
-	"ZRANGEBYLEX":     {cmp: lexRange, probes: lexProbes},
-	"ZREVRANGEBYLEX":  {cmp: lexRange, probes: lexProbes},
-	"ZLEXCOUNT":       {cmp: lexRange, probes: lexProbes},
-	"ZREMRANGEBYLEX":  {cmp: lexRange, probes: lexProbes, endsChunk: always},
-	"ZRANGE":          {cmp: lexRange, probes: lexProbes},
-	"ZRANGESTORE":     {cmp: lexRange, probes: lexProbes, endsChunk: isLex},
+	"ZRANGEBYLEX":    {cmp: lexRange, probes: lexProbes},
+	"ZREVRANGEBYLEX": {cmp: lexRange, probes: lexProbes},
+	"ZLEXCOUNT":      {cmp: lexRange, probes: lexProbes},
+	"ZREMRANGEBYLEX": {cmp: lexRange, probes: lexProbes, endsChunk: always},
+	"ZRANGE":         {cmp: lexRange, probes: lexProbes},
+	"ZRANGESTORE":    {cmp: lexRange, probes: lexProbes, endsChunk: isLex},
 	// KEYS walks the keyspace dict: unspecified order.
 	"KEYS": {cmp: unordered(false)},
 	// Random picks: same shape and size; when the whole collection is
@@ -88,8 +88,26 @@ var rules = map[string]rule{
 	"SSCAN": {cmp: scanShape},
 	"HSCAN": {cmp: scanShape},
 	"ZSCAN": {cmp: scanShape},
+	// SORT orders ties (equal numbers, or strings equal up to a NUL byte
+	// for ALPHA's strcoll) in unspecified order: the sequence of sort keys
+	// must match, and without LIMIT the elements too.
+	// With STORE the stored list may order ties differently: it is deleted
+	// on both servers after its length was compared.
+	"SORT":    {cmp: sortCmp, endsChunk: sortStore},
+	"SORT_RO": {cmp: sortCmp},
+	// A hashtable-encoded set or hash is dumped in hashtable order; see
+	// dump.go (the CRC must still be right and the elements the same).
+	"DUMP": {cmp: dumpCmp},
 	// Remaining TTLs depend on when each server ran the command: the two
 	// servers run the same pipeline side by side, so allow a little skew.
+	// EXPIRE/PEXPIRE with GT or LT compare the new expiry time with the
+	// current one: when both are about equal (the same relative TTL set
+	// again a few milliseconds later) the answer depends on whether a
+	// millisecond passed in between, on each server separately. Probed: the
+	// key's PTTL just before; inside MULTI (no probe) 0 and 1 are both
+	// accepted. The TTLs themselves stay within the TTL tolerance.
+	"EXPIRE":      {cmp: expireCmp(1000), probes: pttlIfGTLT},
+	"PEXPIRE":     {cmp: expireCmp(1), probes: pttlIfGTLT},
 	"TTL":         {cmp: near(1)},
 	"PTTL":        {cmp: near(1000)},
 	"EXPIRETIME":  {cmp: near(1)},
@@ -322,11 +340,7 @@ var scriptsByKey = func() map[string]Script {
 
 func script(x *cmpIn) string {
 	if len(x.cmd) > 1 {
-		s, ok := scriptsByKey[x.cmd[1]]
-		if !ok { // EVALSHA takes the digest in any case
-			s = scriptsByKey[strings.ToLower(x.cmd[1])]
-		}
-		switch s.Mode {
+		switch scriptOf(x.cmd).Mode {
 		case "pairs":
 			return unordered(true)(x)
 		case "unordered":
@@ -407,6 +421,96 @@ func lexRange(x *cmpIn) string {
 	switch x.cmd.Name() {
 	case "ZREMRANGEBYLEX", "ZRANGESTORE":
 		x.resync = []string{x.cmd[1]}
+	}
+	return ""
+}
+
+func hasGTLT(c Cmd) bool {
+	return len(c) > 3 && slices.ContainsFunc(c[3:], func(a string) bool {
+		return strings.EqualFold(a, "GT") || strings.EqualFold(a, "LT")
+	})
+}
+
+func pttlIfGTLT(c Cmd) []Cmd {
+	if !hasGTLT(c) {
+		return nil
+	}
+	return []Cmd{{"PTTL", c[1]}}
+}
+
+// expireCmp compares EXPIRE (unit 1000) / PEXPIRE (unit 1) replies.
+func expireCmp(unit int64) func(x *cmpIn) string {
+	return func(x *cmpIn) string {
+		if x.a.Raw == x.b.Raw {
+			return ""
+		}
+		bothBool := (x.a.Raw == ":0\r\n" || x.a.Raw == ":1\r\n") && (x.b.Raw == ":0\r\n" || x.b.Raw == ":1\r\n")
+		if !bothBool || !hasGTLT(x.cmd) {
+			return "replies differ"
+		}
+		if len(x.probes) == 0 {
+			return "" // in MULTI: cannot tell, see the rule
+		}
+		ttl, err1 := strconv.ParseInt(x.probes[0].Str, 10, 64)
+		n, err2 := strconv.ParseInt(x.cmd[2], 10, 64)
+		if x.probes[0].Kind != ':' || err1 != nil || err2 != nil || ttl < 0 {
+			return "replies differ"
+		}
+		if d := ttl - n*unit; d <= 1000 && d >= -1000 {
+			return ""
+		}
+		return "replies differ"
+	}
+}
+
+// sortStore returns SORT's STORE destination, if any.
+func sortStoreKey(c Cmd) string {
+	for i := 2; i+1 < len(c); i++ {
+		if strings.EqualFold(c[i], "STORE") {
+			return c[i+1]
+		}
+	}
+	return ""
+}
+
+func sortStore(c Cmd) bool { return sortStoreKey(c) != "" }
+
+func sortCmp(x *cmpIn) string {
+	if dst := sortStoreKey(x.cmd); dst != "" && x.a.Kind == ':' && x.b.Kind == ':' {
+		x.resync = []string{dst}
+	}
+	if x.a.Raw == x.b.Raw {
+		return ""
+	}
+	if s := sameShape(x); s != "" {
+		return s
+	}
+	if !x.a.IsAgg() || len(x.a.Elems) != len(x.b.Elems) {
+		return "replies differ"
+	}
+	alpha, limit := false, false
+	for _, a := range x.cmd[2:] {
+		alpha = alpha || strings.EqualFold(a, "ALPHA")
+		limit = limit || strings.EqualFold(a, "LIMIT")
+	}
+	key := func(r *Reply) string {
+		if alpha {
+			s, _, _ := strings.Cut(r.Str, "\x00")
+			return s
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(r.Str), 64)
+		if err != nil {
+			return r.Raw
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	for i := range x.a.Elems {
+		if x.a.Elems[i].Kind != x.b.Elems[i].Kind || key(x.a.Elems[i]) != key(x.b.Elems[i]) {
+			return "different order"
+		}
+	}
+	if !limit && !sameMultiset(items(x.a, false), items(x.b, false)) {
+		return "different elements"
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/bus"
 	"github.com/slotd/slotd/netio"
 )
 
@@ -17,22 +18,32 @@ import (
 func startCluster(n *Node) (func(), error) {
 	shards := n.Server.Shards()
 	c, err := cluster.Start(cluster.Options{
-		Config:  n.Cfg,
-		Log:     n.Log,
-		System:  n.System,
-		Table:   n.Server.Table,
-		DBEmpty: func() bool { return shards.NextNonEmpty(0) < 0 },
+		Config:   n.Cfg,
+		Log:      n.Log,
+		System:   n.System,
+		Table:    n.Server.Table,
+		DBEmpty:  func() bool { return shards.NextNonEmpty(0) < 0 },
+		SlotKeys: shards.SlotKeys,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
 				shards.Do(shards.Of(slot), func(s *shard.Shard) { s.DropSlot(slot) })
 			}
 		},
 		BusAddrs: busAddrs(n.Cfg.String("bind"), cluster.BusPort(n.Cfg)),
+		Deliver: func(d bus.Delivery) {
+			if d.Shard {
+				n.Server.DeliverSPublish(d.Channel, d.Message)
+			} else {
+				n.Server.DeliverPublish(d.Channel, d.Message)
+			}
+		},
+		OnTable: n.Server.ShardSlotsLost,
 	})
 	if err != nil {
 		return nil, err
 	}
 	n.Server.Cluster = c
+	n.Server.PublishHook = c.Publish
 	return c.Stop, nil
 }
 

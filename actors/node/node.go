@@ -16,6 +16,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/repl"
 	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
 	_ "github.com/slotd/slotd/actors/script/scriptcmd"
 	"github.com/slotd/slotd/actors/trace"
@@ -30,6 +31,9 @@ type Node struct {
 	Log    zerolog.Logger
 	Server *netio.Server
 	System *actor.ActorSystem
+	// Repl is the replication engine (REPLICAOF; the cluster actor drives
+	// it in cluster mode).
+	Repl *repl.Manager
 
 	logFile io.Closer
 	errc    chan error
@@ -71,6 +75,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		}
 		n.stops = append(n.stops, stop)
 	}
+	n.stops = append(n.stops, startRepl(n))
 	n.Server.Shutdown = n.Stop
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()

@@ -24,6 +24,10 @@ type Cmd struct {
 	// batch: if Watch says the transaction aborted, the next TxBegin
 	// commands are skipped and Result is set to true.
 	TxBegin int32
+	// Client is the sending connection's id and Track its CLIENT TRACKING
+	// flags for this command (TrackRead, TrackNoLoop; tracking.go).
+	Client int64
+	Track  uint8
 
 	argFirst, argN int32
 }

@@ -15,7 +15,10 @@ type Call struct {
 	S    *Shard
 	Cmd  *Cmd
 
-	unchanged bool // set by Unchanged
+	unchanged  bool // set by Unchanged
+	signalled  bool // the handler signalled keys itself (Signal)
+	propagated bool // the handler chose its replicated form (Propagate)
+	master     bool // applied from the primary's stream (replica)
 }
 
 // Unchanged tells the shard that this write command modified nothing (SET
@@ -49,10 +52,19 @@ func (c *Call) peek(key []byte) *keyspace.Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= c.Now {
+		if c.S.replica && !(c.Cmd != nil && c.Cmd.Spec != nil && c.Cmd.Spec.Write()) {
+			// Replicas hide keys past their TTL but leave the deletion to
+			// the primary's DEL (writes of a writable replica do delete).
+			return nil
+		}
 		ks.Delete(key)
 		c.S.signalWatch(key)
+		if c.S.trackingActive() {
+			c.S.trackInvalidate(key)
+		}
 		c.S.removed(c.Slot)
 		c.S.Stats.Expired.Add(1)
+		c.S.propagateExpired(c.Slot, key)
 		return nil
 	}
 	return e

@@ -5,6 +5,7 @@ package shard
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/slotd/slotd/netio/command"
 )
@@ -96,6 +97,7 @@ func keysExpire(c *Call, base int64, seconds bool, name string) {
 	when += base
 	e := c.LookupWrite(c.Args[1])
 	if e == nil {
+		c.Unchanged()
 		c.W.Int(0)
 		return
 	}
@@ -105,13 +107,17 @@ func keysExpire(c *Call, base int64, seconds bool, name string) {
 		flags&expXX != 0 && cur == 0,
 		flags&expGT != 0 && (cur == 0 || when <= cur),
 		flags&expLT != 0 && cur != 0 && when >= cur:
+		c.Unchanged()
 		c.W.Int(0)
 		return
 	}
+	// Replicas get the outcome: the absolute time, or the deletion.
 	if when <= c.Now {
 		c.Delete(c.Args[1])
+		c.Propagate(cmdDEL, c.Args[1])
 	} else {
 		c.SetExpire(e, when)
+		c.Propagate(cmdPEXPIREAT, c.Args[1], strconv.AppendInt(nil, when, 10))
 	}
 	c.W.Int(1)
 }

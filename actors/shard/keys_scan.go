@@ -189,10 +189,7 @@ func cmdScan(c *Call) {
 	fn := func(e *keyspace.Entry) {
 		visited++
 		if e.Expire != 0 && e.Expire <= c.Now {
-			if ks.DeleteEntry(e) {
-				s.removed(slot)
-				s.Stats.Expired.Add(1)
-			}
+			s.reapExpired(slot, ks, e)
 			return
 		}
 		if o.usePat && !keyspace.MatchKey(o.pattern, e.Key(), false) {
@@ -363,9 +360,7 @@ func (s *Shard) randomKey(now int64) (string, int64) {
 			if !expired(e, now) {
 				return e.Key(), int64(total)
 			}
-			ks.DeleteEntry(e)
-			s.removed(slot)
-			s.Stats.Expired.Add(1)
+			s.reapExpired(slot, ks, e)
 			break
 		}
 	}
@@ -377,9 +372,7 @@ func (s *Shard) randomKey(now int64) (string, int64) {
 		}
 		ks.ForEach(func(e *keyspace.Entry) bool {
 			if expired(e, now) {
-				ks.DeleteEntry(e)
-				s.removed(slot)
-				s.Stats.Expired.Add(1)
+				s.reapExpired(slot, ks, e)
 				return true
 			}
 			key, found = e.Key(), true
@@ -450,8 +443,15 @@ func cmdFlushPart(c *Call) {
 	if flushArgsErr(c.Args) != "" {
 		return
 	}
+	c.S.TrackFlush()
+	var flushed []string // replicas drop the same slots (FLUSHSLOTS)
 	for slot := c.S.ID; slot < slots.NumSlots; slot += c.S.n {
-		c.S.DropSlot(slot)
+		if c.S.DropSlot(slot) > 0 && c.S.streaming() {
+			flushed = append(flushed, strconv.Itoa(slot))
+		}
+	}
+	if len(flushed) > 0 {
+		c.PropagateStrings(append([]string{FlushSlots}, flushed...)...)
 	}
 }
 

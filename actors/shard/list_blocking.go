@@ -104,7 +104,7 @@ func cmdBLMove(c *Call) {
 	if c.moveNow(c.Args[1], c.Args[2], from, to) {
 		return
 	}
-	c.blockOrTimeout(c.Args[1:2], d)
+	c.blockMove(d)
 }
 
 func cmdBRPopLPush(c *Call) {
@@ -115,15 +115,27 @@ func cmdBRPopLPush(c *Call) {
 	if c.moveNow(c.Args[1], c.Args[2], listTail, listHead) {
 		return
 	}
+	c.blockMove(d)
+}
+
+// blockMove parks BLMOVE/BRPOPLPUSH on their source. When they may not
+// block (inside MULTI) Redis answers a null bulk, not the null array of a
+// timeout.
+func (c *Call) blockMove(d time.Duration) {
+	if !c.CanBlock() {
+		c.W.Null()
+		return
+	}
 	c.blockOrTimeout(c.Args[1:2], d)
 }
 
 func cmdBLMPop(c *Call) {
-	d, ok := c.parseTimeout(c.Args[1])
+	// Redis checks the other arguments before the timeout.
+	a, ok := c.parseMPop(2)
 	if !ok {
 		return
 	}
-	a, ok := c.parseMPop(2)
+	d, ok := c.parseTimeout(c.Args[1])
 	if !ok {
 		return
 	}

@@ -9,6 +9,8 @@ package shard
 // signalled.
 
 import (
+	"strconv"
+
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
@@ -105,7 +107,15 @@ func (c *Call) moveNow(src, dst []byte, from, to listEnd) bool {
 	push(dl, to, v)
 	c.deleteIfEmpty(src, sl)
 	c.W.BulkString(v)
+	c.Propagate(cmdLMOVE, src, dst, endArg(from), endArg(to)) // BLMOVE and BRPOPLPUSH too
 	return true
+}
+
+func endArg(e listEnd) []byte {
+	if e == listHead {
+		return []byte("LEFT")
+	}
+	return []byte("RIGHT")
 }
 
 // popShape is the reply shape of the multi-key pops.
@@ -148,6 +158,16 @@ func (c *Call) popFirstNonEmpty(keys [][]byte, end listEnd, count int64, shape p
 		}
 		c.deleteIfEmpty(key, l)
 		c.Signal(key)
+		// Replicas pop from the key that served, never blocking.
+		verb := "LPOP"
+		if end != listHead {
+			verb = "RPOP"
+		}
+		if shape == popKeyElement {
+			c.PropagateStrings(verb, string(key))
+		} else {
+			c.PropagateStrings(verb, string(key), strconv.FormatInt(count, 10))
+		}
 		return true
 	}
 	return false

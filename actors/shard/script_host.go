@@ -108,6 +108,10 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		if h.readOnly {
 			return errScriptROWrite
 		}
+		if s.replica && s.group.ReplicaReadOnly.Load() {
+			w.Error(ErrReadOnlyReplica)
+			return ""
+		}
 		if !s.scriptWrites() {
 			return errScriptKilled
 		}
@@ -162,6 +166,10 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		w.B = w.B[:mark]
 		w.Error(fmt.Sprintf("ERR internal error executing '%s'", spec.Name))
 		return ""
+	}
+	if write && s.repl.on && !s.replica {
+		// Scripts replicate their effects, each write as it streams itself.
+		s.propagateAfter(c, spec, args, len(w.B) > mark && w.B[mark] == '-')
 	}
 	if write && !c.unchanged && (len(s.blocked) > 0 || len(s.watched) > 0) &&
 		(len(w.B) == mark || w.B[mark] != '-') {

@@ -188,6 +188,7 @@ func (s *Shard) scriptWorker(work chan *Batch) {
 		select {
 		case b := <-work:
 			s.run(b)
+			s.publish()
 			s.group.root.Send(s.group.pids[s.ID], scriptDone{})
 		case <-s.group.stop:
 			return

@@ -65,6 +65,7 @@ func cmdSPop(c *Call) {
 	if s.Len() == 0 {
 		c.Delete(key)
 	}
+	c.Propagate(cmdSREM, key, []byte(m)) // the pick is random: replicas get the outcome
 }
 
 // spopCount pops up to n members. Like Redis it returns the whole set when
@@ -96,16 +97,26 @@ func (c *Call) spopCount(key []byte, n int64) {
 			return true
 		})
 		c.Delete(key)
+		c.Propagate(cmdDEL, key)
 		return
 	}
 	c.W.Set(int(n))
 	remaining := size - n
+	// Replicas get SREM of the popped members.
+	var popped [][]byte
+	if c.S.streaming() {
+		popped = append(make([][]byte, 0, n+2), cmdSREM, key)
+	}
 	if remaining*5 > n {
 		for i := int64(0); i < n; i++ {
 			m := s.Random(c.S.rng)
 			s.Remove([]byte(m))
 			c.W.BulkString(m)
+			if popped != nil {
+				popped = append(popped, []byte(m))
+			}
 		}
+		c.propagatePopped(popped)
 		return
 	}
 	var kept *set.Set
@@ -119,9 +130,23 @@ func (c *Call) spopCount(key []byte, n int64) {
 	}
 	s.ForEach(func(m string) bool {
 		c.W.BulkString(m)
+		if popped != nil {
+			popped = append(popped, []byte(m))
+		}
 		return true
 	})
 	e.Obj = kept
+	c.propagatePopped(popped)
+}
+
+// propagatePopped streams the SREM built by spopCount (nil when the
+// streams are off).
+func (c *Call) propagatePopped(srem [][]byte) {
+	if srem == nil {
+		c.NoPropagate()
+		return
+	}
+	c.Propagate(srem...)
 }
 
 // parseRandCount parses the count of SRANDMEMBER / ZRANDMEMBER (any long

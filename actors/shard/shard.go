@@ -62,7 +62,18 @@ type Shard struct {
 	ready   []string              // keys signalled since the last wake
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
-	script  scriptShard // Lua VM, offloaded script batches
+	script  scriptShard  // Lua VM, offloaded script batches
+	migr    *migrateWait // MIGRATE in flight (migrate.go)
+	trk     trackTable   // CLIENT TRACKING readers (tracking.go)
+
+	// Replication (propagate*.go): the stream, and replica mode.
+	repl        replShard
+	replica     bool
+	snapBuf     []byte
+	applyCmd    Cmd
+	applyOut    resp.Writer
+	applyErrors int64
+	applyErrAt  time.Time
 
 	Stats Stats
 	log   zerolog.Logger
@@ -75,7 +86,10 @@ type tick struct{}
 func (s *Shard) Receive(ctx actor.Context) { s.handle(ctx.Message()) }
 
 func (s *Shard) handle(msg any) {
-	if s.holdForScript(msg) {
+	if s.holdForMigrate(msg) || s.holdForScript(msg) {
+		if len(s.repl.pending) > 0 && !s.script.offloaded {
+			s.publish() // a resumed MIGRATE or script batch may have written
+		}
 		return
 	}
 	switch m := msg.(type) {
@@ -90,13 +104,22 @@ func (s *Shard) handle(msg any) {
 	case func(*Shard):
 		m(s)
 	}
+	if len(s.repl.pending) > 0 && !s.script.offloaded {
+		s.publish()
+	}
 }
 
 func (s *Shard) run(b *Batch) {
 	s.now = time.Now().UnixMilli()
 	s.cur = b
+	s.runFrom(b, 0)
+}
+
+// runFrom executes b's commands from index start on (a batch resumes after
+// a MIGRATE completes).
+func (s *Shard) runFrom(b *Batch, start int) {
 	skip := 0
-	for i := range b.Cmds {
+	for i := start; i < len(b.Cmds); i++ {
 		cmd := &b.Cmds[i]
 		if skip > 0 {
 			// Commands of a transaction aborted by WATCH: no reply.
@@ -105,18 +128,30 @@ func (s *Shard) run(b *Batch) {
 			continue
 		}
 		if cmd.TxBegin != 0 {
-			if cmd.Watch.Aborted(s.now) {
+			if n := max(int(cmd.TxBegin), 0); s.redirectTx(cmd, b.Cmds[i+1:i+1+n]) {
+				skip = n // EXEC replies with the redirect (asking.go)
+			} else if cmd.Watch.Aborted(s.now) {
 				cmd.Result = true
 				skip = max(int(cmd.TxBegin), 0)
+			}
+			if skip == 0 && cmd.TxBegin > 0 && s.repl.on {
+				s.txStart(int(cmd.TxBegin), int(cmd.Slot))
 			}
 			b.Ends = append(b.Ends, len(b.Out.B))
 			continue
 		}
 		s.runOne(b, cmd)
+		if s.repl.txLeft > 0 {
+			s.txStep()
+		}
 		if s.parked {
 			// A blocking command is always its batch's last: the batch
-			// completes when the command is served or times out.
+			// completes when the command is served or times out. A
+			// MIGRATE in flight resumes the batch after it.
 			s.parked = false
+			if w := s.migr; w != nil && w.next < 0 {
+				w.next = i + 1
+			}
 			if len(s.ready) > 0 {
 				s.wake()
 			}
@@ -134,12 +169,26 @@ func (s *Shard) run(b *Batch) {
 func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	b.Out.Proto = int(cmd.Proto)
 	mark := len(b.Out.B)
+	s.trackWriter(cmd)
+	wrap, wrapRec := -1, 0
+	if s.repl.on && isScriptSpec(cmd.Spec) {
+		wrap, wrapRec = s.wrapStart() // a script's effects replay atomically
+	}
 	s.exec(cmd, &b.Out)
+	if wrap >= 0 {
+		s.wrapEnd(wrap, wrapRec, int(cmd.Slot))
+	}
 	if s.parked {
 		return
 	}
 	b.Ends = append(b.Ends, len(b.Out.B))
-	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0) && !s.call.unchanged &&
+	if s.repl.on && !s.replica {
+		s.propagateAfter(&s.call, cmd.Spec, cmd.Args, len(b.Out.B) > mark && b.Out.B[mark] == '-')
+	}
+	if cmd.Track&TrackRead != 0 && cmd.Spec.ReadOnly() {
+		s.trackRead(cmd)
+	}
+	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) && !s.call.unchanged &&
 		(len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
 		for _, k := range s.keyIdx {
@@ -158,12 +207,18 @@ func (s *Shard) finish(b *Batch) {
 func (s *Shard) signal(key []byte) {
 	s.signalWatch(key)
 	s.signalBlocked(key)
+	if s.trackingActive() {
+		s.trackInvalidate(key)
+	}
 }
 
 // Signal tells WATCHers and blocked clients that key changed. Write
 // handlers get this automatically for their key arguments; handlers that
 // modify other keys (or only sometimes modify) may call it explicitly.
-func (c *Call) Signal(key []byte) { c.S.signal(key) }
+func (c *Call) Signal(key []byte) {
+	c.signalled = true
+	c.S.signal(key)
+}
 
 func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
 	mark := len(w.B)
@@ -175,6 +230,9 @@ func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
 			w.Error(fmt.Sprintf("ERR internal error executing '%s'", cmd.Spec.Name))
 		}
 	}()
+	if s.redirect(cmd, w) {
+		return
+	}
 	c := &s.call
 	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
 	cmd.Spec.Handler.(Handler)(c)
@@ -219,6 +277,7 @@ func (s *Shard) DropSlot(slot int) int {
 	if len(s.watched) > 0 {
 		ks.ForEach(func(e *keyspace.Entry) bool { s.signalWatch([]byte(e.Key())); return true })
 	}
+	s.trackDropSlot(slot)
 	ks.Clear()
 	s.spaces[slot] = nil
 	s.group.counts[slot].Add(int64(-n))
@@ -229,6 +288,9 @@ func (s *Shard) DropSlot(slot int) int {
 // whose time has passed. It stops after a small time budget so a loop that
 // runs the actor inline is not held up; the walk resumes at the next tick.
 func (s *Shard) activeExpire(now int64) {
+	if s.replica || s.group.NoActiveExpire.Load() {
+		return // a replica's keys expire when its primary says so
+	}
 	const budget = 2 * time.Millisecond
 	start := time.Now()
 	visited := 0
@@ -246,8 +308,12 @@ func (s *Shard) activeExpire(now int64) {
 			for _, k := range dead {
 				if ks.Delete([]byte(k)) != nil {
 					s.signalWatch([]byte(k))
+					if s.trackingActive() {
+						s.trackInvalidate([]byte(k))
+					}
 					s.removed(slot)
 					s.Stats.Expired.Add(1)
+					s.propagateExpired(slot, []byte(k))
 				}
 			}
 			if s.expireCursor != 0 {
@@ -279,6 +345,12 @@ type Group struct {
 	counts [slots.NumSlots]atomic.Int64
 	stop   chan struct{}
 
+	replica, streamsOn atomic.Bool // replication mode (propagate_sync.go)
+	// ReplicaReadOnly mirrors replica-read-only (scripts on a replica).
+	ReplicaReadOnly atomic.Bool
+	// NoActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: only lazy expiry.
+	NoActiveExpire atomic.Bool
+
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.
 	MaxBulkLen atomic.Int64
@@ -293,6 +365,9 @@ type Group struct {
 	// HLLSparseMaxBytes mirrors hll-sparse-max-bytes: the size past which a
 	// sparse HyperLogLog turns dense.
 	HLLSparseMaxBytes atomic.Int64
+	// Tracking is the CLIENT TRACKING hook-up (tracking.go).
+	Tracking Tracking
+
 	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
 	// and rdbcompression, which shape DUMP payloads (dump.go).
 	ListMaxListpackSize, RDBCompression atomic.Int64

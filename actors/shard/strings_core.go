@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"strconv"
+
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
@@ -209,6 +211,7 @@ func (c *Call) setGeneric(flags, expIdx int, val []byte, cmd string, okReply, ab
 	if expIdx > 0 {
 		c.SetExpire(e, at)
 	}
+	c.propagateSet(key, val, at, flags&setKeepTTL != 0)
 	if flags&setGet == 0 {
 		c.writeFixed(okReply)
 	}
@@ -284,12 +287,29 @@ func cmdGetEx(c *Call) {
 	switch {
 	case flags&(setEXAT|setPXAT) != 0 && at <= c.Now:
 		c.Delete(key)
+		c.Propagate(cmdDEL, key)
 	case expIdx > 0:
 		c.SetExpire(e, at)
+		c.Propagate(cmdPEXPIREAT, key, strconv.AppendInt(nil, at, 10))
 	case flags&setPersist != 0 && e.Expire != 0:
 		c.SetExpire(e, 0)
+		c.Propagate(cmdPERSIST, key)
 	default:
 		c.Unchanged()
+	}
+}
+
+// propagateSet streams a successful SET-family write as "SET key value",
+// with the expiry as an absolute PXAT (so replicas do not depend on when
+// they apply it) or KEEPTTL.
+func (c *Call) propagateSet(key, val []byte, at int64, keepTTL bool) {
+	switch {
+	case at > 0:
+		c.Propagate(cmdSET, key, val, argPXAT, strconv.AppendInt(nil, at, 10))
+	case keepTTL:
+		c.Propagate(cmdSET, key, val, argKEEPTTL)
+	default:
+		c.Propagate(cmdSET, key, val)
 	}
 }
 

@@ -121,4 +121,6 @@ func cmdIncrByFloat(c *Call) {
 	e = c.numberEntry(key, e)
 	e.Str = appendLDHuman(e.Str[:0], sum)
 	c.W.Bulk(e.Str)
+	// Replicas store the result rather than redo the float arithmetic.
+	c.Propagate(cmdSET, key, e.Str, argKEEPTTL)
 }

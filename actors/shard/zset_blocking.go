@@ -41,11 +41,12 @@ func blockingZPop(c *Call, max bool) {
 }
 
 func cmdBZMPop(c *Call) {
-	d, ok := c.parseTimeout(c.Args[1])
+	// Redis checks the other arguments before the timeout.
+	a, ok := c.ParseZMPop(2)
 	if !ok {
 		return
 	}
-	a, ok := c.ParseZMPop(2)
+	d, ok := c.parseTimeout(c.Args[1])
 	if !ok {
 		return
 	}

@@ -8,6 +8,8 @@ package shard
 // arrives and again whenever one of its keys may have been filled.
 
 import (
+	"strconv"
+
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/actors/types/zset"
 	"github.com/slotd/slotd/netio/command"
@@ -102,6 +104,13 @@ func (c *Call) zpopFrom(key []byte, z *zset.ZSet, max bool, count int64, shape Z
 	if z.Len() == 0 {
 		c.Delete(key)
 	}
+	// Replicas pop from the key that served, never blocking (BZPOPMIN,
+	// ZMPOP, BZMPOP).
+	verb := "ZPOPMIN"
+	if max {
+		verb = "ZPOPMAX"
+	}
+	c.PropagateStrings(verb, string(key), strconv.FormatInt(n, 10))
 }
 
 func cmdZPopMin(c *Call) { c.zpopMinMax(false) }

@@ -54,6 +54,11 @@ type Config struct {
 	// CheckSave verifies after every step that nodes.conf content changed
 	// only with a Save effect (bus.State.ConfigDigest).
 	CheckSave bool
+	// CheckClaims verifies after every step that no two up primaries claim
+	// a slot with the same configEpoch (failover.go).
+	CheckClaims bool
+	// Tune adjusts node i's options (at creation and at every restart).
+	Tune func(i int, o *bus.Options)
 }
 
 // Node is one simulated node.
@@ -75,13 +80,24 @@ type Node struct {
 	Sent, Received map[busv1.Type]int
 	// SentBytes is the wire size of what it sent (with Config.CountBytes).
 	SentBytes int
+	// Promotions counts its Promote effects; Pauses lists the PauseWrites
+	// deadlines it was given and Unpauses counts UnpauseWrites.
+	Promotions int
+	Pauses     []int64
+	Unpauses   int
+	// Votes are the epochs it sent a FAILOVER_AUTH_ACK for, over its whole
+	// life (restarts included).
+	Votes map[uint64]string
+	// ReplDown is what it was last told by SetReplLinkDownSince.
+	ReplDown int64
 
-	inc     int // incarnation: bumped by Crash, so stale events are dropped
-	ends    map[bus.LinkID]*end
-	dials   map[bus.LinkID]bool // dials in progress
-	digest  uint64
-	savedCE uint64
-	steps   int
+	inc      int // incarnation: bumped by Crash, so stale events are dropped
+	ends     map[bus.LinkID]*end
+	dials    map[bus.LinkID]bool // dials in progress
+	digest   uint64
+	savedCE  uint64
+	savedLVE uint64
+	steps    int
 }
 
 // end is one side of a simulated connection.
@@ -131,9 +147,9 @@ func New(cfg Config) *Net {
 	for i := range cfg.Nodes {
 		n.cut[i] = make([]bool, cfg.Nodes)
 		nd := &Node{Index: i, IP: "10.0.0." + strconv.Itoa(i+1), Port: 7000, CPort: 17000,
-			Sent: map[busv1.Type]int{}, Received: map[busv1.Type]int{}}
+			Sent: map[busv1.Type]int{}, Received: map[busv1.Type]int{}, Votes: map[uint64]string{}}
 		nd.ID = n.randomID()
-		nd.State = bus.New(nd.ID, n.randomID(), n.options())
+		nd.State = bus.New(nd.ID, n.randomID(), n.options(i))
 		nd.Up = true
 		nd.reset()
 		nd.State.SetAnnounce(bus.Announce{Port: nd.Port, CPort: nd.CPort})
@@ -145,10 +161,13 @@ func New(cfg Config) *Net {
 	return n
 }
 
-func (n *Net) options() bus.Options {
+func (n *Net) options(i int) bus.Options {
 	o := bus.DefaultOptions()
 	o.NodeTimeout = n.cfg.NodeTimeout
 	o.Rand = rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64()))
+	if n.cfg.Tune != nil {
+		n.cfg.Tune(i, &o)
+	}
 	return o
 }
 
@@ -271,6 +290,7 @@ func (n *Net) Partition(groups ...[]int) {
 			n.cut[i][j] = i != j && group[i] != group[j]
 		}
 	}
+	n.replLinks()
 }
 
 // Heal removes every partition.
@@ -278,6 +298,7 @@ func (n *Net) Heal() {
 	for i := range n.cut {
 		clear(n.cut[i])
 	}
+	n.replLinks()
 }
 
 // Crash stops node i: its connections are reset (peers see them close
@@ -303,6 +324,7 @@ func (n *Net) Crash(i int) {
 		n.fin(e)
 	}
 	nd.reset()
+	n.replLinks()
 	n.trace("node %d crashed", i)
 }
 
@@ -316,7 +338,7 @@ func (n *Net) Restart(i int, ip string) error {
 	if ip != "" {
 		nd.IP = ip
 	}
-	st, err := bus.Load(nd.Saved, n.now, n.options(), n.randomID)
+	st, err := bus.Load(nd.Saved, n.now, n.options(i), n.randomID)
 	if err != nil {
 		return err
 	}
@@ -327,6 +349,8 @@ func (n *Net) Restart(i int, ip string) error {
 	// The shell rewrites nodes.conf at start.
 	st.TakeEffects()
 	n.save(nd)
+	nd.ReplDown = 0
+	n.replLinks()
 	n.trace("node %d restarted at %s", i, nd.IP)
 	return nil
 }
@@ -336,6 +360,7 @@ func (n *Net) save(nd *Node) {
 	nd.Saved = nd.State.Config()
 	nd.digest = nd.State.ConfigDigest()
 	nd.savedCE = nd.State.CurrentEpoch()
+	nd.savedLVE = nd.State.LastVoteEpoch()
 }
 
 // apply carries out the effects of nd's last step, checking invariants.
@@ -360,6 +385,22 @@ func (n *Net) apply(nd *Node) {
 		nd.Replicate = append(nd.Replicate, fx.Replicate)
 		n.trace("node %d replicates %s", nd.Index, fx.Replicate[:8])
 	}
+	if fx.Promote {
+		nd.Promotions++
+		n.trace("node %d promoted, epoch %d", nd.Index, st.Myself().ConfigEpoch)
+	}
+	if fx.PauseWrites != 0 {
+		nd.Pauses = append(nd.Pauses, fx.PauseWrites)
+	}
+	if fx.UnpauseWrites {
+		nd.Unpauses++
+	}
+	if fx.Replicate != "" || fx.Promote {
+		n.replLinks()
+	}
+	if n.cfg.CheckClaims && (fx.Publish || fx.Save) {
+		n.checkClaims(nd)
+	}
 	for _, d := range fx.Dial {
 		n.dial(nd, d)
 	}
@@ -370,6 +411,9 @@ func (n *Net) apply(nd *Node) {
 		}
 		if h.GetSender() != st.MyID() {
 			n.fail(nd, "frame from %s", h.GetSender())
+		}
+		if h.GetType() == busv1.Type_TYPE_FAILOVER_AUTH_ACK {
+			n.checkVote(nd, s)
 		}
 		n.send(nd, s)
 	}

@@ -13,7 +13,8 @@ import (
 // Scenario tests run over many seeds. Environment:
 //
 //	SLOTD_SIM_SEED=n    run only seed n, with a trace of the run on failure
-//	SLOTD_SIM_SEEDS=k   run k seeds per scenario (default 500; 50 with -short)
+//	SLOTD_SIM_SEEDS=k   run k seeds per scenario (default 500, failover
+//	                    scenarios 100; a tenth with -short)
 //	SLOTD_SIM_BASE=b    first seed (default 1)
 
 const defaultSeeds = 500
@@ -21,6 +22,11 @@ const defaultSeeds = 500
 // scenario runs fn for every seed, in parallel, and reports the failing
 // seeds with the command that replays one.
 func scenario(t *testing.T, fn func(seed uint64, trace func(string)) error) {
+	scenarioN(t, defaultSeeds, fn)
+}
+
+// scenarioN is scenario with its own default number of seeds.
+func scenarioN(t *testing.T, seeds int, fn func(seed uint64, trace func(string)) error) {
 	t.Parallel()
 	if v := os.Getenv("SLOTD_SIM_SEED"); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
@@ -37,9 +43,9 @@ func scenario(t *testing.T, fn func(seed uint64, trace func(string)) error) {
 		}
 		return
 	}
-	count := defaultSeeds
+	count := seeds
 	if testing.Short() {
-		count = defaultSeeds / 10
+		count = max(seeds/10, 5)
 	}
 	if v := os.Getenv("SLOTD_SIM_SEEDS"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -1,0 +1,172 @@
+package cluster_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/slots"
+)
+
+// Live resharding as clients see it, on two in-process nodes: SETSLOT,
+// ASK/TRYAGAIN/ASKING routing, MIGRATE, and the slot changing hands.
+
+// tagIn returns a hash tag whose slot is slot.
+func tagIn(slot int) string {
+	for i := 0; ; i++ {
+		tag := "t" + strconv.Itoa(i)
+		if slots.HashSlotString(tag) == slot {
+			return tag
+		}
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestLiveResharding(t *testing.T) {
+	t.Parallel()
+	nodes := formCluster(t, 2)
+	a, b := nodes[0], nodes[1] // a: 0-8191, b: 8192-16383
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
+			liveResharding(t, a, b, proto, 100+proto)
+		})
+	}
+}
+
+func liveResharding(t *testing.T, a, b *nodetest.Node, proto, slot int) {
+	ca, cb := a.Client(t, proto), b.Client(t, proto)
+	idA, idB := ca.ClusterMyID(ctx).Val(), cb.ClusterMyID(ctx).Val()
+	tag := "{" + tagIn(slot) + "}"
+	k1, k2, missing := tag+"k1", tag+"k2", tag+"missing"
+	require.NoError(t, ca.Set(ctx, k1, "v1", 0).Err())
+	require.NoError(t, ca.RPush(ctx, k2, "a", "b", "c").Err())
+	require.NoError(t, ca.PExpire(ctx, k2, time.Hour).Err())
+	s := strconv.Itoa(slot)
+	askB := "ASK " + s + " " + b.Addr
+	movedA := "MOVED " + s + " " + a.Addr
+
+	// Errors, as Redis 7.0 words them.
+	assert.Equal(t, "ERR I'm not the owner of hash slot "+s, errText(cb.Do(ctx, "cluster", "setslot", slot,
+		"migrating", idA).Err()))
+	assert.Equal(t, "ERR I'm already the owner of hash slot "+s, errText(ca.Do(ctx, "cluster", "setslot", slot,
+		"importing", idB).Err()))
+	assert.Equal(t, "ERR I don't know about node nope", errText(ca.Do(ctx, "cluster", "setslot", slot,
+		"migrating", "nope").Err()))
+	assert.Equal(t, "ERR Can't assign hashslot "+s+" to a different node while I still hold keys for this hash slot.",
+		errText(ca.Do(ctx, "cluster", "setslot", slot, "node", idB).Err()))
+
+	require.Equal(t, "OK", cb.Do(ctx, "cluster", "setslot", slot, "importing", idA).Val())
+	require.Equal(t, "OK", ca.Do(ctx, "cluster", "setslot", slot, "migrating", idB).Val())
+	assert.Contains(t, myself(t, ca), " ["+s+"->-"+idB+"]")
+	assert.Contains(t, myself(t, cb), " ["+s+"-<-"+idA+"]")
+
+	// Source: existing keys served, missing ones redirected with ASK (reads
+	// and writes that would create), a mix gets TRYAGAIN.
+	assert.Equal(t, "v1", ca.Get(ctx, k1).Val())
+	assert.Equal(t, askB, errText(ca.Get(ctx, missing).Err()))
+	assert.Equal(t, askB, errText(ca.Set(ctx, missing, "x", 0).Err()))
+	assert.Equal(t, "TRYAGAIN Multiple keys request during rehashing of slot",
+		errText(ca.MGet(ctx, k1, missing).Err()))
+	assert.Equal(t, []any{"v1", "v1"}, ca.MGet(ctx, k1, k1).Val())
+	assert.Equal(t, askB, errText(ca.Do(ctx, "dump", missing).Err()))
+
+	// A transaction touching a missing key: queued, then EXEC gets the ASK.
+	conn := ca.Conn()
+	_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Get(ctx, missing)
+		return nil
+	})
+	assert.Equal(t, askB, errText(err))
+	_ = conn.Close()
+
+	// Target: MOVED without ASKING; with it, one command is served.
+	assert.Equal(t, movedA, errText(cb.Get(ctx, missing).Err()))
+	conn = cb.Conn()
+	defer conn.Close()
+	require.Equal(t, "OK", conn.Do(ctx, "asking").Val())
+	assert.Equal(t, redis.Nil, conn.Get(ctx, missing).Err())
+	assert.Equal(t, movedA, errText(conn.Get(ctx, missing).Err()), "ASKING is one-shot")
+	require.Equal(t, "OK", conn.Do(ctx, "asking").Val())
+	assert.Equal(t, "TRYAGAIN Multiple keys request during rehashing of slot",
+		errText(conn.MGet(ctx, missing, k1).Err()))
+
+	// MIGRATE: one key, then a KEYS batch; NOKEY when none is here.
+	port := strconv.Itoa(b.Port)
+	assert.Equal(t, "NOKEY", ca.Do(ctx, "migrate", "127.0.0.1", port, missing, 0, 5000).Val())
+	require.Equal(t, "OK", ca.Do(ctx, "migrate", "127.0.0.1", port, k1, 0, 5000).Val())
+	assert.Equal(t, askB, errText(ca.Get(ctx, k1).Err()))
+	require.Equal(t, "OK", conn.Do(ctx, "asking").Val())
+	assert.Equal(t, "v1", conn.Get(ctx, k1).Val())
+
+	// BUSYKEY from the target, prefixed as Redis does; COPY keeps the key.
+	require.Equal(t, "OK", ca.Do(ctx, "migrate", "127.0.0.1", port, "", 0, 5000, "copy", "keys", k2).Val())
+	assert.Equal(t, int64(3), ca.LLen(ctx, k2).Val())
+	assert.Equal(t, "ERR Target instance replied with error: BUSYKEY Target key name already exists.",
+		errText(ca.Do(ctx, "migrate", "127.0.0.1", port, "", 0, 5000, "keys", k2).Err()))
+	require.Equal(t, "OK", ca.Do(ctx, "migrate", "127.0.0.1", port, "", 0, 5000, "replace", "keys", k2, missing).Val())
+	assert.Equal(t, int64(0), ca.Exists(ctx, k2).Val())
+	require.Equal(t, "OK", conn.Do(ctx, "asking").Val())
+	assert.Equal(t, []string{"a", "b", "c"}, conn.LRange(ctx, k2, 0, -1).Val())
+	require.Equal(t, "OK", conn.Do(ctx, "asking").Val())
+	ttl := conn.PTTL(ctx, k2).Val()
+	assert.True(t, ttl > 59*time.Minute && ttl <= time.Hour, "TTL carried over: %v", ttl)
+
+	// Errors of MIGRATE itself.
+	assert.Equal(t, "ERR syntax error", errText(ca.Do(ctx, "migrate", "127.0.0.1", port, k1, 0, 10, "bogus").Err()))
+	assert.Equal(t, "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string",
+		errText(ca.Do(ctx, "migrate", "127.0.0.1", port, k1, 0, 10, "keys", k1).Err()))
+	assert.Equal(t, "ERR value is not an integer or out of range",
+		errText(ca.Do(ctx, "migrate", "127.0.0.1", port, k1, "x", 10).Err()))
+	require.NoError(t, ca.Do(ctx, "asking").Err())
+
+	// Close the slot: target first (bumps its epoch), then source.
+	require.Equal(t, "OK", cb.Do(ctx, "cluster", "setslot", slot, "node", idB).Val())
+	require.Equal(t, "OK", ca.Do(ctx, "cluster", "setslot", slot, "node", idB).Val())
+	assert.NotContains(t, myself(t, ca), "[")
+	assert.NotContains(t, myself(t, cb), "[")
+	assert.Equal(t, "MOVED "+s+" "+b.Addr, errText(ca.Get(ctx, k1).Err()))
+	assert.Equal(t, "v1", cb.Get(ctx, k1).Val())
+	assert.Equal(t, int64(0), ca.ClusterCountKeysInSlot(ctx, slot).Val())
+	assert.Equal(t, int64(2), cb.ClusterCountKeysInSlot(ctx, slot).Val())
+	// Both nodes agree, by gossip too.
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return slotOwner(t, ca, slot) == idB && slotOwner(t, cb, slot) == idB
+	}, "slot bound to b everywhere")
+}
+
+// slotOwner is the id CLUSTER SLOTS names for slot.
+func slotOwner(t *testing.T, c *redis.Client, slot int) string {
+	ranges, err := c.ClusterSlots(ctx).Result()
+	require.NoError(t, err)
+	for _, r := range ranges {
+		if int(r.Start) <= slot && slot <= int(r.End) && len(r.Nodes) > 0 {
+			return r.Nodes[0].ID
+		}
+	}
+	return ""
+}
+
+func myself(t *testing.T, c *redis.Client) string { return nodeLine(t, c, "myself") }
+
+func nodeLine(t *testing.T, c *redis.Client, sub string) string {
+	text, err := c.ClusterNodes(ctx).Result()
+	require.NoError(t, err)
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,4 @@
+package difftest
+
+// DumpValid exposes dumpValid to the external tests.
+var DumpValid = dumpValid

@@ -1,0 +1,135 @@
+package difftest
+
+import (
+	"strings"
+)
+
+// Known differences: bugs or design limits of slotd that this tester found
+// and that are not fixed yet. Each is excluded as narrowly as possible and
+// names its reason; the runner counts how often each one was hit (the test
+// logs it), so they stay visible. Delete an entry once its cause is fixed:
+// the tester then checks that case again.
+//
+// Three more live in the generator, because accepting them here would let
+// the two datasets drift apart (see gen.go: numkeys, queueParsed, inTx):
+//   - numkeys one too many turns an option word into a key of another slot:
+//     slotd answers CROSSSLOT even in standalone mode (netio/split.go splits
+//     only DEL/EXISTS/MGET-like commands), Redis a syntax error;
+//   - inside MULTI, a bad numkeys (or a truncated command that has one) is
+//     rejected by slotd at queue time, because dispatch must extract the
+//     keys to route the command; Redis queues it and fails it in EXEC. The
+//     same holds for SCAN, whose arguments slotd parses to route it;
+//   - inside MULTI, SCAN without a MATCH pinning the {k} slot: the cursor
+//     routes it to another slot than the transaction's keys, and slotd's
+//     EXEC answers CROSSSLOT (a transaction runs inside one shard actor).
+
+// knownDiff accepts one reply difference that leaves both datasets equal.
+type knownDiff struct {
+	name  string
+	why   string
+	match func(c Cmd, a, b *Reply) bool
+}
+
+var knownReplyDiffs = []knownDiff{
+	{
+		name: "blocking-timeout-overflow",
+		why: "Redis 7.0 converts a blocking timeout to long long milliseconds without a range check, so " +
+			"values past int64 (1e400, inf) come out negative and it answers 'timeout is negative'; slotd's " +
+			"parseTimeout (actors/shard/list_blocking.go) answers 'timeout is not a float or out of range' " +
+			"or 'timeout is out of range'",
+		match: func(c Cmd, a, b *Reply) bool {
+			return b.Raw == "-ERR timeout is negative\r\n" &&
+				(a.Raw == "-ERR timeout is not a float or out of range\r\n" || a.Raw == "-ERR timeout is out of range\r\n")
+		},
+	},
+	{
+		name: "lua-tonumber-exponent",
+		why: "gopher-lua's tonumber returns nil for exponent notation ('1e3') where Lua 5.1 returns the " +
+			"number",
+		match: func(c Cmd, a, b *Reply) bool {
+			return isEval(c) && len(c) == 4 && scriptOf(c).Body == "return tonumber(ARGV[1])" &&
+				strings.ContainsAny(c[3], "eE") && (a.Nil || a.Kind == '_') && b.Kind == ':'
+		},
+	},
+	{
+		name: "lua-for-limit-error",
+		why: "gopher-lua words the runtime error of a non-number 'for' limit 'for statement limit must be a " +
+			"number', Lua 5.1 \"'for' limit must be a number\"",
+		match: func(c Cmd, a, b *Reply) bool {
+			return isEval(c) && strings.Contains(a.Str, ": for statement limit must be a number script: ") &&
+				strings.Replace(a.Raw, "for statement limit", "'for' limit", 1) == b.Raw
+		},
+	},
+}
+
+// scriptOf returns the library script an EVAL* command runs (zero if none).
+func scriptOf(c Cmd) Script {
+	if len(c) < 2 {
+		return Script{}
+	}
+	s, ok := scriptsByKey[c[1]]
+	if !ok { // EVALSHA takes the digest in any case
+		s = scriptsByKey[strings.ToLower(c[1])]
+	}
+	return s
+}
+
+func isEval(c Cmd) bool {
+	switch c.Name() {
+	case "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO":
+		return true
+	}
+	return false
+}
+
+// knownReply returns the known difference that explains a mismatch, if any.
+func knownReply(c Cmd, a, b *Reply) *knownDiff {
+	for i := range knownReplyDiffs {
+		if knownReplyDiffs[i].match(c, a, b) {
+			return &knownReplyDiffs[i]
+		}
+	}
+	return nil
+}
+
+// Pipeline ordering: Redis runs a client's pipelined commands strictly in
+// order. slotd runs commands handled on the event loop (SCRIPT, EXEC's
+// WATCH check) as soon as it parses them, possibly before earlier commands
+// of the same read have run in their shard actor. Until that is fixed the
+// runner ends its pipeline at these points, so each such command only sees
+// completed predecessors.
+var knownSyncs = []struct{ name, why string }{
+	{"script-cache-order", "EVAL adds its script to the cache when it runs in its shard; a pipelined SCRIPT " +
+		"EXISTS/FLUSH (event loop) or a keyless EVALSHA (another shard) can run before it. Inside MULTI the " +
+		"same happens with no pipeline at all (SCRIPT runs at EXEC before the queued EVALs), so the generator " +
+		"puts no SCRIPT command in a transaction"},
+	{"watch-check-order", "EXEC of a transaction without keyed commands checks WATCH on the event loop, " +
+		"before pipelined writes ahead of it ran, and misses their invalidation"},
+}
+
+// syncAfter reports whether the pipeline must end after c (queue: the
+// predicted transaction queue when c is EXEC).
+func syncAfter(c Cmd, queue []Cmd) bool {
+	if isEval(c) {
+		return true
+	}
+	if isBare(c, "EXEC") {
+		for _, q := range queue {
+			if isEval(q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// watchNoOpWrite is the known difference of WATCH: slotd flags a WATCHed
+// key as modified after any successful write command on it
+// (actors/shard/shard.go runOne, unless the handler calls Unchanged), also
+// when the command changed nothing (PERSIST without TTL, EXPIRE of a
+// missing key, SREM of a missing member, ...); Redis only signals real
+// modifications. So slotd aborts transactions that Redis runs. The runner
+// accepts such an EXEC only when a write command with a WATCHed key did run
+// between WATCH and EXEC, then replays the transaction on slotd without
+// WATCH so the datasets stay equal, and compares that replay's reply.
+const watchNoOpWrite = "watch-no-op-write"

@@ -1,0 +1,28 @@
+package node
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/slotd/slotd/actors/repl"
+)
+
+// startRepl creates the replication engine (actors/repl) and hands it to
+// the server: REPLICAOF, PSYNC, WAIT, ROLE and INFO replication go to it,
+// and PUBLISH (standalone) / SPUBLISH reach the replicas through it. A
+// replicaof directive makes the node a replica from the start.
+func startRepl(n *Node) func() {
+	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Server.Shards(), Server: n.Server})
+	n.Repl = m
+	n.Server.Repl = m
+	if n.Server.PublishHook == nil {
+		n.Server.PublishHook = func(ch, msg []byte) { m.Publish(false, ch, msg) }
+	}
+	n.Server.SPublishHook = func(ch, msg []byte) { m.Publish(true, ch, msg) }
+	if ro := strings.Fields(n.Cfg.String("replicaof")); len(ro) == 2 {
+		if port, err := strconv.Atoi(ro[1]); err == nil {
+			m.StartReplicaOf(ro[0], port)
+		}
+	}
+	return m.Stop
+}

@@ -1,0 +1,896 @@
+package repl
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio"
+	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// Server is what the engine needs from the node's client server.
+type Server interface {
+	SetReplGate(bits uint32)
+	DeliverPublish(channel, msg []byte)
+	DeliverSPublish(channel, msg []byte)
+}
+
+// Manager is a node's replication state: its role, replication ids, the
+// feeds of its replicas and, on a replica, the link to its primary. Role
+// changes are serialized by mu; nothing that talks to the shard actors
+// runs under mu (an actor run inline may call back into the manager).
+type Manager struct {
+	cfg    *config.Config
+	log    zerolog.Logger
+	shards *shard.Group
+	srv    Server
+
+	mu       sync.Mutex
+	replid   string
+	replid2  string
+	second   []int64 // own offsets when replid2 was retired (nil: none)
+	feeds    map[netio.FeedConn]*feed
+	nextFeed int
+	waiters  map[*waiter]struct{}
+	link     *link // nil on a primary
+	role     uint64
+
+	opsMu      sync.Mutex
+	ops        []func()
+	opsRunning bool
+
+	replicaHard                             atomic.Int64 // client-output-buffer-limit replica hard
+	syncFull, syncPartialOK, syncPartialErr atomic.Int64
+	stop                                    chan struct{}
+	stopOnce                                sync.Once
+}
+
+// Options configure New.
+type Options struct {
+	Config *config.Config
+	Log    zerolog.Logger
+	Shards *shard.Group
+	Server Server
+}
+
+// New creates the engine of a primary node (no replica, no backlog yet).
+func New(o Options) *Manager {
+	m := &Manager{cfg: o.Config, log: o.Log.With().Str("component", "repl").Logger(), shards: o.Shards,
+		srv: o.Server, replid: newReplID(), replid2: zeroID, feeds: map[netio.FeedConn]*feed{},
+		waiters: map[*waiter]struct{}{}, stop: make(chan struct{})}
+	m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
+	m.cfg.OnChange("client-output-buffer-limit", func(string) {
+		m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
+	})
+	for _, d := range []string{"replica-read-only", "replica-serve-stale-data"} {
+		m.cfg.OnChange(d, func(string) { m.updateGate() })
+	}
+	m.cfg.OnChange("repl-backlog-size", func(string) {
+		if m.shards.StreamsOn() {
+			m.shards.EnableStreams(m.cfg.Int("repl-backlog-size"), nil)
+		}
+	})
+	m.shards.ReplicaReadOnly.Store(m.cfg.Bool("replica-read-only"))
+	m.cfg.OnChange("replica-read-only", func(string) {
+		m.shards.ReplicaReadOnly.Store(m.cfg.Bool("replica-read-only"))
+	})
+	go m.cron()
+	return m
+}
+
+// Stop ends the link and the background work.
+func (m *Manager) Stop() {
+	m.stopOnce.Do(func() {
+		close(m.stop)
+		m.mu.Lock()
+		l := m.link
+		m.link = nil
+		m.mu.Unlock()
+		m.Settle()
+		if l != nil {
+			l.halt()
+		}
+		m.dropFeeds()
+	})
+}
+
+const zeroID = "0000000000000000000000000000000000000000"
+
+func newReplID() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// ---- role changes (the Go API the cluster actor uses too)
+
+// StartReplicaOf makes the node a replica of host:port, dropping its
+// replicas (they must resync with the new history). It returns at once;
+// the link connects, syncs and reconnects in the background. It reports
+// false when the node already replicates from host:port.
+func (m *Manager) StartReplicaOf(host string, port int) bool {
+	m.mu.Lock()
+	if l := m.link; l != nil && l.host == host && l.port == port {
+		m.mu.Unlock()
+		return false
+	}
+	old := m.link
+	// The node's own history is what it offers first: a primary that was
+	// its sibling (or its own replica) may continue from it.
+	l := newLink(m, host, port, m.replid, m.shards.Offsets())
+	m.link = l
+	m.role++
+	m.mu.Unlock()
+	m.updateGate()
+	m.log.Info().Str("master", l.addr()).Msg("Connecting to MASTER")
+	m.do(func() {
+		if old != nil {
+			old.halt()
+		}
+		m.dropFeeds()
+		m.failWaiters()
+		wait(func(done func()) { m.shards.SetReplica(true, done) })
+		m.enableStreams()
+		go l.run()
+	})
+	return true
+}
+
+// BecomePrimary stops replicating and keeps the data: the node gets a new
+// replication id and keeps the old one (with its offsets) as replid2, so
+// replicas of the same primary can continue from it. It is a no-op on a
+// primary. It returns at once.
+func (m *Manager) BecomePrimary() {
+	m.mu.Lock()
+	l := m.link
+	if l == nil {
+		m.mu.Unlock()
+		return
+	}
+	m.link = nil
+	m.role++
+	m.mu.Unlock()
+	m.updateGate()
+	m.do(func() {
+		l.halt()
+		wait(func(done func()) { m.shards.SetReplica(false, done) })
+		m.mu.Lock()
+		if m.link == nil {
+			m.replid2 = m.replid
+			m.second = m.shards.Offsets()
+			m.replid = newReplID()
+		}
+		m.mu.Unlock()
+		// Replicas learn the new id by reconnecting (PSYNC then continues).
+		m.dropFeeds()
+		m.log.Info().Msg("MASTER MODE enabled")
+	})
+}
+
+// do queues a role change; they run one at a time, in order, off the
+// event loops.
+func (m *Manager) do(fn func()) {
+	m.opsMu.Lock()
+	m.ops = append(m.ops, fn)
+	if !m.opsRunning {
+		m.opsRunning = true
+		go m.runOps()
+	}
+	m.opsMu.Unlock()
+}
+
+func (m *Manager) runOps() {
+	for {
+		m.opsMu.Lock()
+		if len(m.ops) == 0 {
+			m.opsRunning = false
+			m.opsMu.Unlock()
+			return
+		}
+		fn := m.ops[0]
+		m.ops = m.ops[1:]
+		m.opsMu.Unlock()
+		fn()
+	}
+}
+
+// Settle waits until queued role changes have been carried out.
+func (m *Manager) Settle() {
+	done := make(chan struct{})
+	m.do(func() { close(done) })
+	<-done
+}
+
+// wait runs an asynchronous shard operation and waits for it (never call
+// on an event loop).
+func wait(op func(done func())) {
+	c := make(chan struct{})
+	op(func() { close(c) })
+	<-c
+}
+
+// dropFeeds disconnects every replica.
+func (m *Manager) dropFeeds() {
+	m.mu.Lock()
+	feeds := m.feedList()
+	m.mu.Unlock()
+	for _, f := range feeds {
+		f.kill("")
+	}
+}
+
+// isLink reports whether l is still the node's link.
+func (m *Manager) isLink(l *link) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.link == l
+}
+
+// beginFullSync prepares a replica for a full sync from a primary whose
+// history is id and whose shards start at starts: its own replicas are
+// dropped, its data flushed, and its streams restart (at the primary's
+// offsets when both have the same shard count, so their streams stay the
+// same bytes; else with a history of its own).
+func (m *Manager) beginFullSync(l *link, id string, starts []int64) error {
+	if !m.isLink(l) {
+		return errHalted
+	}
+	l.loading.Store(true)
+	l.syncRead.Store(0)
+	l.mu.Lock()
+	l.synced = false
+	l.masterID = id
+	l.read = append([]int64(nil), starts...)
+	l.applied = append([]int64(nil), starts...)
+	l.mu.Unlock()
+	l.setState(linkSync)
+	m.dropFeeds()
+	same := len(starts) == m.shards.N()
+	wait(func(done func()) { m.shards.DropAll(done) })
+	var offs []int64
+	if same {
+		offs = starts
+	}
+	wait(func(done func()) { m.shards.ResetStreams(offs, done) })
+	m.mu.Lock()
+	if m.link == l {
+		if same {
+			m.replid = id
+		} else {
+			m.replid = newReplID()
+		}
+		m.replid2, m.second = zeroID, nil
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// syncDone ends a full sync once every record received is applied.
+func (m *Manager) syncDone(l *link) error {
+	wait(m.shards.Barrier)
+	if !m.isLink(l) {
+		return errHalted
+	}
+	l.mu.Lock()
+	l.synced = true
+	l.applied = append(l.applied[:0], l.read...)
+	l.mu.Unlock()
+	l.loading.Store(false)
+	l.setState(linkConnected)
+	m.log.Info().Str("master", l.addr()).Msg("MASTER <-> REPLICA sync: Finished with success")
+	return nil
+}
+
+// continued handles +CONTINUE: the primary may have a new id (it was
+// promoted); with the same shard count this node's streams are the
+// primary's, so it shifts its ids as Redis does.
+func (m *Manager) continued(l *link, id string) error {
+	if !m.isLink(l) {
+		return errHalted
+	}
+	l.mu.Lock()
+	old := l.masterID
+	l.masterID = id
+	n := len(l.read)
+	l.mu.Unlock()
+	if id != old {
+		m.mu.Lock()
+		if m.link == l && n == m.shards.N() && m.replid == old {
+			m.replid2 = old
+			m.second = m.shards.Offsets()
+			m.replid = id
+		}
+		m.mu.Unlock()
+		m.dropFeeds()
+	}
+	l.loading.Store(false)
+	l.setState(linkConnected)
+	return nil
+}
+
+// ReplOffset is the node's replication offset: on a replica how much of
+// its primary's stream it has applied (failover rank), on a primary its
+// own stream offset.
+func (m *Manager) ReplOffset() int64 {
+	m.mu.Lock()
+	l := m.link
+	m.mu.Unlock()
+	if l != nil {
+		return sum(l.appliedVec())
+	}
+	return sum(m.shards.Offsets())
+}
+
+// Offsets returns the node's own stream offsets, one per shard.
+func (m *Manager) Offsets() []int64 { return m.shards.Offsets() }
+
+// ---- netio.Replication
+
+// ReplicaOf implements netio.Replication.
+func (m *Manager) ReplicaOf(host string, port int) string {
+	if host == "" {
+		m.BecomePrimary()
+		return "OK"
+	}
+	if !m.StartReplicaOf(host, port) {
+		return "OK Already connected to specified master"
+	}
+	return "OK"
+}
+
+// SyncStats implements netio.Replication.
+func (m *Manager) SyncStats() (full, partialOK, partialErr int64) {
+	return m.syncFull.Load(), m.syncPartialOK.Load(), m.syncPartialErr.Load()
+}
+
+// IsReplica implements netio.Replication.
+func (m *Manager) IsReplica() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.link != nil
+}
+
+func (m *Manager) enableStreams() {
+	if m.shards.StreamsOn() {
+		return
+	}
+	done := make(chan struct{})
+	m.shards.EnableStreams(m.cfg.Int("repl-backlog-size"), func() { close(done) })
+	<-done
+}
+
+// updateGate publishes what a replica refuses to clients.
+func (m *Manager) updateGate() {
+	m.mu.Lock()
+	l := m.link
+	m.mu.Unlock()
+	var bits uint32
+	if l != nil {
+		bits |= netio.GateReplica
+		if m.cfg.Bool("replica-read-only") {
+			bits |= netio.GateReadOnly
+		}
+		st := l.state.Load()
+		if st != linkConnected && !m.cfg.Bool("replica-serve-stale-data") {
+			bits |= netio.GateStaleDeny
+		}
+		if l.loading.Load() {
+			bits |= netio.GateLoading
+		}
+	}
+	m.srv.SetReplGate(bits)
+}
+
+// PSync implements netio.Replication.
+func (m *Manager) PSync(req netio.PSyncRequest, conn netio.FeedConn, reply func(string, bool)) {
+	go m.psync(req, conn, reply)
+}
+
+func (m *Manager) psync(req netio.PSyncRequest, conn netio.FeedConn, reply func(string, bool)) {
+	if !hasCapa(req.Capa, "slotd") {
+		reply("ERR slotd replicates only to slotd replicas", true)
+		conn.Close()
+		return
+	}
+	m.mu.Lock()
+	if l := m.link; l != nil && l.state.Load() != linkConnected {
+		m.mu.Unlock()
+		reply("NOMASTERLINK Can't SYNC while not connected with my master", true)
+		conn.Close()
+		return
+	}
+	m.mu.Unlock()
+	first := !m.shards.StreamsOn()
+	m.enableStreams()
+	m.mu.Lock()
+	if first && m.link == nil {
+		// A backlog created from scratch holds no past history: like
+		// Redis, start a new id.
+		m.replid, m.replid2, m.second = newReplID(), zeroID, nil
+	}
+	m.nextFeed++
+	f := newFeed(m, conn, m.nextFeed, req.IP, req.ListeningPort)
+	m.feeds[conn] = f
+	replid, replid2, second := m.replid, m.replid2, m.second
+	role := m.role
+	m.mu.Unlock()
+	conn.OnClose(f.gone)
+
+	n := m.shards.N()
+	vec, ok := parseVec(req.Offsets)
+	partial := ok && len(vec) == n &&
+		(req.ReplID == replid || (req.ReplID == replid2 && second != nil && covers(second, vec)))
+	if partial {
+		// Phase one: does every backlog still hold the replica's offsets?
+		// (checked again, atomically, when attaching).
+		partial = m.attachAll(f, vec, true)
+		if !partial && f.dead.Load() {
+			return
+		}
+	}
+	if partial {
+		if !m.sameRole(role) {
+			conn.Close()
+			return
+		}
+		f.state.Store(feedOnline)
+		f.ack(vec)
+		m.syncPartialOK.Add(1)
+		reply("CONTINUE "+replid, false)
+		m.log.Info().Str("replica", f.addr()).Msg("Partial resynchronization request accepted")
+		return
+	}
+	if req.ReplID != "?" {
+		m.syncPartialErr.Add(1)
+	}
+	m.syncFull.Add(1)
+	starts := make([]int64, n)
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		m.shards.Attach(i, f, -1, func(_ bool, start int64) {
+			starts[i] = start
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if !m.sameRole(role) {
+		conn.Close()
+		return
+	}
+	f.state.Store(feedSync)
+	reply("FULLRESYNC "+replid+" "+formatVec(starts), false)
+	m.log.Info().Str("replica", f.addr()).Msg("Starting full resynchronization")
+	go f.fullSync()
+}
+
+// attachAll attaches f to every shard from vec (partial resync). When
+// check is set it first only asks whether each backlog covers its offset;
+// if a shard's backlog moved on between the check and the attach, the
+// feed is closed (the replica retries and gets a full sync).
+func (m *Manager) attachAll(f *feed, vec []int64, check bool) bool {
+	n := len(vec)
+	oks := make([]bool, n)
+	var wg sync.WaitGroup
+	if check {
+		wg.Add(n)
+		for i := 0; i < n; i++ {
+			m.shards.Covers(i, vec[i], func(ok bool) {
+				oks[i] = ok
+				wg.Done()
+			})
+		}
+		wg.Wait()
+		for _, ok := range oks {
+			if !ok {
+				return false
+			}
+		}
+	}
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		m.shards.Attach(i, f, vec[i], func(ok bool, _ int64) {
+			oks[i] = ok
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	for _, ok := range oks {
+		if !ok {
+			f.kill("backlog overrun during partial resync")
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Manager) sameRole(role uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.role == role
+}
+
+func hasCapa(capa []string, c string) bool {
+	for _, x := range capa {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Manager) removeFeed(f *feed) {
+	m.mu.Lock()
+	if m.feeds[f.conn] == f {
+		delete(m.feeds, f.conn)
+	}
+	m.mu.Unlock()
+	m.shards.Detach(f, nil)
+	m.log.Info().Str("replica", f.addr()).Msg("Connection with replica lost")
+}
+
+func (m *Manager) feedList() []*feed {
+	out := make([]*feed, 0, len(m.feeds))
+	for _, f := range m.feeds {
+		out = append(out, f)
+	}
+	return out
+}
+
+// sortedFeeds lists the feeds in connection order (INFO, ROLE).
+func (m *Manager) sortedFeeds() []*feed {
+	m.mu.Lock()
+	out := m.feedList()
+	m.mu.Unlock()
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// Ack implements netio.Replication.
+func (m *Manager) Ack(conn netio.FeedConn, offsets string) {
+	m.mu.Lock()
+	f := m.feeds[conn]
+	m.mu.Unlock()
+	if f == nil {
+		return
+	}
+	v, ok := parseVec(offsets)
+	if !ok {
+		return
+	}
+	f.ack(v)
+	m.checkWaiters()
+}
+
+// Publish forwards a PUBLISH (shard false) or SPUBLISH to the replicas.
+func (m *Manager) Publish(sharded bool, channel, msg []byte) {
+	m.mu.Lock()
+	if len(m.feeds) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	feeds := m.feedList()
+	m.mu.Unlock()
+	kind := "PUBLISH"
+	if sharded {
+		kind = "SPUBLISH"
+	}
+	rec := shard.AppendRecord(nil, -1, [][]byte{[]byte(kind), channel, msg})
+	for _, f := range feeds {
+		if f.state.Load() == feedOnline {
+			f.send(framePublish, rec)
+		}
+	}
+}
+
+// ---- WAIT
+
+type waiter struct {
+	target []int64
+	n      int64
+	reply  func(int64)
+	timer  *time.Timer
+	done   bool
+}
+
+// Wait implements netio.Replication.
+func (m *Manager) Wait(n int64, timeout time.Duration, noBlock bool, reply func(int64)) func() {
+	w := &waiter{n: n, reply: reply}
+	var cancelled atomic.Bool
+	m.shards.OffsetsAfter(func(target []int64) {
+		w.target = target
+		k := m.countAcked(target)
+		if k >= n || noBlock || cancelled.Load() {
+			if !cancelled.Load() {
+				reply(k)
+			}
+			return
+		}
+		m.mu.Lock()
+		m.waiters[w] = struct{}{}
+		feeds := m.feedList()
+		m.mu.Unlock()
+		if timeout > 0 {
+			w.timer = time.AfterFunc(timeout, func() { m.finishWaiter(w) })
+		}
+		for _, f := range feeds {
+			if f.state.Load() == feedOnline {
+				f.send(frameGetAck, nil)
+			}
+		}
+		m.checkWaiters()
+	})
+	return func() {
+		cancelled.Store(true)
+		m.mu.Lock()
+		w.done = true
+		delete(m.waiters, w)
+		m.mu.Unlock()
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+	}
+}
+
+// countAcked counts online replicas whose acknowledged offsets cover target.
+func (m *Manager) countAcked(target []int64) int64 {
+	m.mu.Lock()
+	feeds := m.feedList()
+	m.mu.Unlock()
+	var k int64
+	for _, f := range feeds {
+		if f.state.Load() == feedOnline && covers(f.ackedVec(), target) {
+			k++
+		}
+	}
+	return k
+}
+
+func (m *Manager) checkWaiters() {
+	m.mu.Lock()
+	if len(m.waiters) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	ws := make([]*waiter, 0, len(m.waiters))
+	for w := range m.waiters {
+		ws = append(ws, w)
+	}
+	m.mu.Unlock()
+	for _, w := range ws {
+		if m.countAcked(w.target) >= w.n {
+			m.finishWaiter(w)
+		}
+	}
+}
+
+func (m *Manager) finishWaiter(w *waiter) {
+	m.mu.Lock()
+	if w.done {
+		m.mu.Unlock()
+		return
+	}
+	w.done = true
+	delete(m.waiters, w)
+	m.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.reply(m.countAcked(w.target))
+}
+
+// failWaiters answers every WAIT at once (the node stops being a primary).
+func (m *Manager) failWaiters() {
+	m.mu.Lock()
+	ws := make([]*waiter, 0, len(m.waiters))
+	for w := range m.waiters {
+		ws = append(ws, w)
+	}
+	m.mu.Unlock()
+	for _, w := range ws {
+		m.finishWaiter(w)
+	}
+}
+
+// ---- background work
+
+// cron pings the replicas every second (the replica's timeout counts from
+// the last frame), drops replicas silent for longer than repl-timeout.
+func (m *Manager) cron() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		}
+		timeout := m.cfg.Int("repl-timeout") * 1000
+		now := time.Now().UnixMilli()
+		m.mu.Lock()
+		feeds := m.feedList()
+		m.mu.Unlock()
+		for _, f := range feeds {
+			if now-f.ackAt.Load() > timeout {
+				f.kill("timeout, no ACK from replica")
+				continue
+			}
+			f.send(framePing, nil)
+		}
+	}
+}
+
+// ---- ROLE and INFO
+
+// Role implements netio.Replication.
+func (m *Manager) Role(w *resp.Writer) {
+	m.mu.Lock()
+	l := m.link
+	m.mu.Unlock()
+	if l != nil {
+		w.Array(5)
+		w.BulkString("slave")
+		w.BulkString(l.host)
+		w.Int(int64(l.port))
+		w.BulkString(l.stateName())
+		if l.state.Load() == linkConnected {
+			w.Int(sum(l.appliedVec()))
+		} else {
+			w.Int(-1)
+		}
+		return
+	}
+	feeds := m.sortedFeeds()
+	w.Array(3)
+	w.BulkString("master")
+	w.Int(sum(m.shards.Offsets()))
+	n := 0
+	for _, f := range feeds {
+		if f.port != 0 {
+			n++
+		}
+	}
+	w.Array(n)
+	for _, f := range feeds {
+		if f.port == 0 {
+			continue
+		}
+		w.Array(3)
+		w.BulkString(f.ip)
+		w.BulkString(itoa(f.port))
+		w.BulkString(strconv.FormatInt(sum(f.ackedVec()), 10))
+	}
+}
+
+// Info implements netio.Replication: the fields of INFO replication.
+func (m *Manager) Info() [][2]string {
+	var out [][2]string
+	add := func(k, v string) { out = append(out, [2]string{k, v}) }
+	addInt := func(k string, v int64) { add(k, strconv.FormatInt(v, 10)) }
+	m.mu.Lock()
+	l := m.link
+	replid, replid2, second := m.replid, m.replid2, m.second
+	m.mu.Unlock()
+	now := time.Now().UnixMilli()
+	if l == nil {
+		add("role", "master")
+	} else {
+		add("role", "slave")
+		add("master_host", l.host)
+		addInt("master_port", int64(l.port))
+		st := l.state.Load()
+		if st == linkConnected {
+			add("master_link_status", "up")
+		} else {
+			add("master_link_status", "down")
+		}
+		if io := l.lastIO.Load(); io > 0 && st >= linkSync {
+			addInt("master_last_io_seconds_ago", (now-io)/1000)
+		} else {
+			addInt("master_last_io_seconds_ago", -1)
+		}
+		syncing := st == linkSync
+		if syncing {
+			addInt("master_sync_in_progress", 1)
+		} else {
+			addInt("master_sync_in_progress", 0)
+		}
+		addInt("slave_read_repl_offset", sum(l.readVec()))
+		addInt("slave_repl_offset", sum(l.appliedVec()))
+		if syncing {
+			addInt("master_sync_total_bytes", -1)
+			addInt("master_sync_read_bytes", l.syncRead.Load())
+			addInt("master_sync_left_bytes", -1)
+			add("master_sync_perc", "0.00")
+			addInt("master_sync_last_io_seconds_ago", (now-l.lastIO.Load())/1000)
+		}
+		if st != linkConnected {
+			if d := l.downSince.Load(); d > 0 {
+				addInt("master_link_down_since_seconds", (now-d)/1000)
+			} else {
+				addInt("master_link_down_since_seconds", -1)
+			}
+		}
+		addInt("slave_priority", m.cfg.Int("replica-priority"))
+		addInt("slave_read_only", boolInt(m.cfg.Bool("replica-read-only")))
+		addInt("replica_announced", boolInt(m.cfg.Bool("replica-announced")))
+	}
+	feeds := m.sortedFeeds()
+	addInt("connected_slaves", int64(len(feeds)))
+	for i, f := range feeds {
+		state := "online"
+		if f.state.Load() == feedSync {
+			state = "send_bulk"
+		}
+		lag := (now - f.ackAt.Load()) / 1000
+		add("slave"+itoa(i), "ip="+f.ip+",port="+itoa(f.port)+",state="+state+",offset="+
+			strconv.FormatInt(sum(f.ackedVec()), 10)+",lag="+strconv.FormatInt(lag, 10))
+	}
+	add("master_failover_state", "no-failover")
+	add("master_replid", replid)
+	add("master_replid2", replid2)
+	offs := m.shards.Offsets()
+	addInt("master_repl_offset", sum(offs))
+	if second != nil {
+		addInt("second_repl_offset", sum(second)+1)
+	} else {
+		addInt("second_repl_offset", -1)
+	}
+	on := m.shards.StreamsOn()
+	addInt("repl_backlog_active", boolInt(on))
+	addInt("repl_backlog_size", m.cfg.Int("repl-backlog-size"))
+	first, hist := m.shards.BacklogStats()
+	if on {
+		addInt("repl_backlog_first_byte_offset", first+1)
+	} else {
+		addInt("repl_backlog_first_byte_offset", 0)
+	}
+	addInt("repl_backlog_histlen", hist)
+	return out
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ReplID is the node's replication id.
+func (m *Manager) ReplID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.replid
+}
+
+// Role names of the link state (ROLE).
+func (l *link) stateName() string {
+	switch l.state.Load() {
+	case linkConnecting:
+		return "connecting"
+	case linkHandshake:
+		return "handshake"
+	case linkSync:
+		return "sync"
+	case linkConnected:
+		return "connected"
+	}
+	return "connect"
+}
+
+var _ = strings.ToLower

@@ -1,0 +1,125 @@
+package shard
+
+import (
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/slotd/slotd/netio/command"
+)
+
+// Applying the primary's stream on a replica. actors/repl parses the
+// records it receives and hands each shard actor, in order, a batch of the
+// commands of the slots it owns. They run through the ordinary handlers,
+// flagged as coming from the master: no expiry by the local clock, no
+// blocking, replies discarded. Each stream record is appended unchanged to
+// this node's own stream (so replicas of this replica, and siblings after
+// a promotion, can continue from it); snapshot records are not.
+
+// Replicated is one command to apply.
+type Replicated struct {
+	Spec *command.Spec // nil for MULTI/EXEC markers and FLUSHSLOTS
+	Args [][]byte
+	Slot int
+	// Raw is the record as received, appended to this node's stream (nil
+	// for snapshot records).
+	Raw []byte
+	// Flush lists the slots a FLUSHSLOTS record drops.
+	Flush []int
+}
+
+// ApplyBatch is a batch of replicated commands for one shard.
+type ApplyBatch struct {
+	Cmds []Replicated
+	// Offset >= 0 aligns the shard's stream offset with the primary's once
+	// the batch's records are appended (replica and primary have the same
+	// shard count, so their streams are the same bytes). A gap (records of
+	// slots not yet snapshotted during a full sync) restarts the backlog.
+	Offset int64
+	// Done is called in the shard's turn once the batch is applied.
+	Done func()
+}
+
+// Apply runs b in shard i.
+func (g *Group) Apply(i int, b *ApplyBatch) { g.Do(i, func(s *Shard) { s.apply(b) }) }
+
+func (s *Shard) apply(b *ApplyBatch) {
+	r := &s.repl
+	for i := range b.Cmds {
+		rc := &b.Cmds[i]
+		switch {
+		case rc.Flush != nil:
+			for _, slot := range rc.Flush {
+				if slot%s.n == s.ID {
+					s.DropSlot(slot)
+				}
+			}
+		case rc.Spec != nil:
+			s.applyOne(rc)
+		}
+		if rc.Raw != nil && r.on {
+			r.pending = append(r.pending, rc.Raw...)
+			r.nrec++
+		}
+	}
+	if b.Offset >= 0 && r.on {
+		want := b.Offset - int64(len(r.pending))
+		if r.offset.Load() != want {
+			r.backlog.reset(len(r.backlog.buf), want)
+			r.offset.Store(want)
+		}
+	}
+	if b.Done != nil {
+		b.Done()
+	}
+}
+
+func (s *Shard) applyOne(rc *Replicated) {
+	cmd := &s.applyCmd
+	*cmd = Cmd{Spec: rc.Spec, Args: rc.Args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
+	w := &s.applyOut
+	w.B, w.Proto = w.B[:0], 2
+	c := &s.call
+	*c = Call{Args: rc.Args, W: w, Slot: rc.Slot, S: s, Cmd: cmd, master: true}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				w.B = w.B[:0]
+				w.Error(fmt.Sprintf("ERR internal error executing '%s'", rc.Spec.Name))
+				s.log.Error().Str("command", rc.Spec.Name).Interface("panic", p).
+					Str("stack", string(debug.Stack())).Msg("replicated command panicked")
+			}
+		}()
+		rc.Spec.Handler.(Handler)(c)
+	}()
+	failed := len(w.B) > 0 && w.B[0] == '-'
+	if failed {
+		s.applyErrors++
+		if now := time.Now(); now.Sub(s.applyErrAt) > time.Second {
+			s.applyErrAt = now
+			s.log.Warn().Str("command", rc.Spec.Name).Str("reply", string(trimCRLF(w.B))).
+				Int64("errors", s.applyErrors).Msg("command from the primary failed on this replica")
+		}
+	}
+	if rc.Spec.Write() && (!c.unchanged || c.signalled) && !failed && (len(s.blocked) > 0 || len(s.watched) > 0) {
+		s.keyIdx, _ = rc.Spec.KeyIndexes(s.keyIdx[:0], rc.Args)
+		for _, k := range s.keyIdx {
+			s.signal(rc.Args[k])
+		}
+		if len(s.ready) > 0 {
+			s.wake()
+		}
+	}
+	if cap(w.B) > 1<<16 {
+		w.B = nil
+	}
+}
+
+func trimCRLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func nowMS() int64 { return time.Now().UnixMilli() }

@@ -1,0 +1,437 @@
+package netio
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// Replication commands: REPLICAOF / SLAVEOF, ROLE and WAIT for users;
+// REPLCONF and PSYNC for the replication protocol between slotd nodes.
+// The engine (actors/repl) implements Replication; the loop handlers only
+// parse, check and hand over. After PSYNC a connection carries the
+// primary's feed: the engine writes frames to it through FeedConn, and
+// the replica keeps sending REPLCONF ACK on it.
+
+// Replication is the replication engine as the event loops see it.
+type Replication interface {
+	// ReplicaOf starts replicating from host:port, or stops replicating
+	// when host is "" (NO ONE). It returns the status reply text.
+	ReplicaOf(host string, port int) string
+	// PSync serves PSYNC on conn; reply is called once with a status line
+	// ("FULLRESYNC ...", "CONTINUE ...") or an error reply text, after
+	// which the engine starts writing the feed.
+	PSync(req PSyncRequest, conn FeedConn, reply func(line string, isErr bool))
+	// Ack records a replica's acknowledged offsets (REPLCONF ACK).
+	Ack(conn FeedConn, offsets string)
+	// Wait implements WAIT: reply is called once with the number of
+	// replicas that acknowledged every write made before the call, when
+	// there are numreplicas of them or at the timeout (0: none; noBlock:
+	// answer at once). The returned function cancels the wait (its client
+	// went away); reply is not called then.
+	Wait(numreplicas int64, timeout time.Duration, noBlock bool, reply func(n int64)) (cancel func())
+	// Role writes the ROLE reply.
+	Role(w *resp.Writer)
+	// Info returns the INFO replication fields, in order.
+	Info() [][2]string
+	// IsReplica reports whether the node replicates from a primary.
+	IsReplica() bool
+	// SyncStats counts full syncs served and partial resyncs accepted and
+	// refused (INFO stats sync_full, sync_partial_ok, sync_partial_err).
+	SyncStats() (full, partialOK, partialErr int64)
+}
+
+// PSyncRequest is what a replica sent with REPLCONF and PSYNC.
+type PSyncRequest struct {
+	ReplID        string
+	Offsets       string
+	ListeningPort int
+	IP            string // REPLCONF ip-address, else the connection's address
+	Capa          []string
+}
+
+// FeedConn is a replica's connection, written by the engine from any
+// goroutine once PSYNC has been answered.
+type FeedConn interface {
+	// Write queues a frame (hdr then payload, copied). It reports false
+	// once the connection is closed.
+	Write(hdr, payload []byte) bool
+	// Pending is how many bytes are queued and not yet taken by the
+	// kernel, as of the last flush (see Refresh).
+	Pending() int64
+	// Refresh asks the connection's loop to flush and update Pending.
+	Refresh()
+	// Close closes the connection.
+	Close()
+	// OnClose registers fn to run (once) when the connection closes.
+	OnClose(fn func())
+	// Addr is the replica's address (ip:port of the connection).
+	Addr() string
+}
+
+// Gate bits: what dispatch refuses while this node is a replica.
+const (
+	GateReadOnly  uint32 = 1 << iota // writes: READONLY
+	GateStaleDeny                    // link down and replica-serve-stale-data no: MASTERDOWN
+	GateLoading                      // full sync in progress: LOADING
+	GateReplica                      // the node is a replica (HELLO role)
+)
+
+const (
+	errMasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+	errLoading    = "LOADING Redis is loading the dataset in memory"
+	errWaitOnRepl = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 " +
+		"if a replica is configured to be writable (which is not the default) writes to replicas are just " +
+		"local and are not propagated."
+)
+
+// SetReplGate publishes the Gate* bits (called by the engine).
+func (s *Server) SetReplGate(bits uint32) { s.replGate.Store(bits) }
+
+// gateCheck applies the replica rules to a command about to run: READONLY
+// for writes (in cluster mode keyed writes are redirected by the routing
+// table instead), MASTERDOWN for commands without the stale flag while
+// the link is down, LOADING during a full sync.
+func (s *Server) gateCheck(spec *command.Spec) string {
+	g := s.replGate.Load()
+	if g&(GateReadOnly|GateStaleDeny|GateLoading) == 0 {
+		return ""
+	}
+	if g&GateReadOnly != 0 && spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) {
+		return "READONLY You can't write against a read only replica."
+	}
+	if g&GateStaleDeny != 0 && !spec.Is("stale") {
+		return errMasterDown
+	}
+	if g&GateLoading != 0 && !spec.Is("loading") {
+		return errLoading
+	}
+	return ""
+}
+
+// IsReplicaRole reports whether HELLO and similar should say "replica".
+func (s *Server) IsReplicaRole() bool {
+	return s.replGate.Load()&GateReplica != 0
+}
+
+// replClient is a connection's replication state: what REPLCONF said
+// before PSYNC, then the feed written to it.
+type replClient struct {
+	port int
+	ip   string
+	capa []string
+
+	feed       *feedConn
+	waitCancel func()
+}
+
+func (cl *client) replState() *replClient {
+	if cl.rs == nil {
+		cl.rs = &replClient{}
+	}
+	return cl.rs
+}
+
+func init() {
+	adminNS := []string{"admin", "noscript", "stale", "no_async_loading"}
+	command.Register(
+		&command.Spec{Name: "replicaof", Arity: 3, Flags: adminNS,
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "5.0.0",
+			Summary: "Make the server a replica of another instance, or promote it as master.",
+			Handler: LoopHandler(cmdReplicaOf)},
+		&command.Spec{Name: "slaveof", Arity: 3, Flags: adminNS,
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
+			Summary: "Make the server a replica of another instance, or promote it as master.",
+			Handler: LoopHandler(cmdReplicaOf)},
+		&command.Spec{Name: "role", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast"},
+			Categories: []string{"admin", "fast", "dangerous"}, Group: "server", Since: "2.8.12",
+			Summary: "Return the role of the instance in the context of replication",
+			Handler: LoopHandler(cmdRole)},
+		&command.Spec{Name: "wait", Arity: 3, Flags: []string{"noscript"},
+			Categories: []string{"slow", "connection"}, Group: "generic", Since: "3.0.0",
+			Tips:    []string{"request_policy:all_shards", "response_policy:agg_min"},
+			Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
+			Handler: LoopHandler(cmdWait)},
+		&command.Spec{Name: "replconf", Arity: -1, Flags: []string{"admin", "noscript", "loading", "stale", "allow_busy"},
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "3.0.0",
+			Summary: "An internal command for configuring the replication stream",
+			Handler: LoopHandler(cmdReplConf)},
+		&command.Spec{Name: "psync", Arity: -3, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "2.8.0",
+			Summary: "Internal command used for replication", Handler: LoopHandler(cmdPSync)},
+		&command.Spec{Name: "sync", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
+			Summary: "Internal command used for replication", Handler: LoopHandler(cmdSync)},
+	)
+	RegisterDebug("set-active-expire", []string{"SET-ACTIVE-EXPIRE <0|1>",
+		"    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis",
+		"    behavior). Setting it to 1 reenables back the default."}, 3, debugSetActiveExpire)
+}
+
+// cmdReplicaOf implements REPLICAOF host port | NO ONE (and SLAVEOF).
+func cmdReplicaOf(x *Ctx) {
+	if x.S.clusterMode() {
+		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
+		return
+	}
+	if x.S.Repl == nil {
+		x.W.Error("ERR replication is not available")
+		return
+	}
+	if argIs(x.Args[1], "no") && argIs(x.Args[2], "one") {
+		x.W.Simple(x.S.Repl.ReplicaOf("", 0))
+		return
+	}
+	port, ok := resp.ParseInt(x.Args[2])
+	if !ok || port < 0 || port > 65535 {
+		x.W.Error("ERR Invalid master port")
+		return
+	}
+	x.W.Simple(x.S.Repl.ReplicaOf(string(x.Args[1]), int(port)))
+}
+
+func cmdRole(x *Ctx) {
+	if x.S.Repl == nil {
+		x.W.Array(3)
+		x.W.BulkString("master")
+		x.W.Int(0)
+		x.W.Array(0)
+		return
+	}
+	x.S.Repl.Role(x.W)
+}
+
+// cmdWait implements WAIT numreplicas timeout.
+func cmdWait(x *Ctx) {
+	if x.S.Repl != nil && x.S.Repl.IsReplica() {
+		x.W.Error(errWaitOnRepl)
+		return
+	}
+	n, ok := resp.ParseInt(x.Args[1])
+	if !ok {
+		x.W.Error("ERR value is not an integer or out of range")
+		return
+	}
+	ms, ok := resp.ParseInt(x.Args[2])
+	if !ok {
+		x.W.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		x.W.Error("ERR timeout is negative")
+		return
+	}
+	if x.S.Repl == nil {
+		x.W.Int(0)
+		return
+	}
+	noBlock := x.InTx
+	rs := x.C.replState()
+	x.Defer(func(d *Deferred) {
+		// reply may run before Wait returns (a shard run inline).
+		rs.waitCancel = x.S.Repl.Wait(n, time.Duration(ms)*time.Millisecond, noBlock, func(k int64) {
+			d.W.Int(k)
+			d.Done()
+		})
+	})
+}
+
+// cmdReplConf implements REPLCONF option value [option value ...]: the
+// options a replica sends before PSYNC, and ACK (no reply) after it.
+func cmdReplConf(x *Ctx) {
+	if len(x.Args)%2 == 0 {
+		x.W.Error("ERR syntax error")
+		return
+	}
+	rs := x.C.replState()
+	for i := 1; i < len(x.Args); i += 2 {
+		opt, val := x.Args[i], x.Args[i+1]
+		switch {
+		case argIs(opt, "listening-port"):
+			p, ok := resp.ParseInt(val)
+			if !ok {
+				x.W.Error("ERR value is not an integer or out of range")
+				return
+			}
+			rs.port = int(p)
+		case argIs(opt, "ip-address"):
+			rs.ip = string(val)
+		case argIs(opt, "capa"):
+			rs.capa = append(rs.capa, strings.ToLower(string(val)))
+		case argIs(opt, "ack"), argIs(opt, "fack"):
+			// Acknowledgements come on a replica's feed connection and get
+			// no reply.
+			if rs.feed != nil && x.S.Repl != nil && argIs(opt, "ack") {
+				x.S.Repl.Ack(rs.feed, string(val))
+			}
+			return
+		case argIs(opt, "getack"), argIs(opt, "rdb-only"), argIs(opt, "rdb-filter-only"):
+		default:
+			x.W.Error("ERR Unrecognized REPLCONF option: " + string(opt))
+			return
+		}
+	}
+	x.W.OK()
+}
+
+// cmdPSync implements PSYNC replid offsets: the connection becomes the
+// replica's feed once the reply is out.
+func cmdPSync(x *Ctx) {
+	if x.C.multi || x.InTx {
+		x.W.Error("ERR Command not allowed inside a transaction")
+		return
+	}
+	if x.S.Repl == nil {
+		x.W.Error("ERR replication is not available")
+		return
+	}
+	rs := x.C.replState()
+	if rs.feed != nil {
+		return // already a replica connection: ignored, as Redis does
+	}
+	req := PSyncRequest{ReplID: string(x.Args[1]), Offsets: string(x.Args[2]), ListeningPort: rs.port,
+		IP: rs.ip, Capa: rs.capa}
+	if req.IP == "" {
+		req.IP = hostOf(x.C.addr)
+	}
+	fc := newFeedConn(x.C)
+	rs.feed = fc
+	x.C.setFlag(clientFlagReplica, true)
+	srv := x.S
+	x.Defer(func(d *Deferred) {
+		srv.Repl.PSync(req, fc, func(line string, isErr bool) {
+			if isErr {
+				d.W.Error(line)
+			} else {
+				d.W.Simple(line)
+			}
+			d.Done()
+		})
+	})
+}
+
+// debugSetActiveExpire implements DEBUG SET-ACTIVE-EXPIRE 0|1.
+func debugSetActiveExpire(x *Ctx) {
+	n, ok := resp.ParseInt(x.Args[2])
+	if !ok {
+		x.W.Error("ERR value is not an integer or out of range")
+		return
+	}
+	x.S.shards.NoActiveExpire.Store(n == 0)
+	x.W.OK()
+}
+
+func cmdSync(x *Ctx) {
+	x.W.Error("ERR SYNC is not supported: slotd replicates to slotd replicas with PSYNC")
+}
+
+func hostOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return strings.Trim(addr[:i], "[]")
+	}
+	return addr
+}
+
+// ---- the feed side of a replica's connection
+
+// feedConn implements FeedConn. Frames are queued under mu and written by
+// the connection's loop after every reply of the connection (PSYNC's
+// included) is out.
+type feedConn struct {
+	cl *client
+
+	mu      sync.Mutex
+	buf     []byte
+	spare   []byte
+	queued  atomic.Int64 // len(buf)
+	kernel  atomic.Int64 // gnet's outbound buffer after the last flush
+	closed  atomic.Bool
+	onClose []func()
+}
+
+func newFeedConn(cl *client) *feedConn { return &feedConn{cl: cl} }
+
+func (f *feedConn) Write(hdr, payload []byte) bool {
+	if f.closed.Load() {
+		return false
+	}
+	f.mu.Lock()
+	f.buf = append(f.buf, hdr...)
+	f.buf = append(f.buf, payload...)
+	f.queued.Store(int64(len(f.buf)))
+	f.mu.Unlock()
+	f.cl.scheduleFlush()
+	return true
+}
+
+func (f *feedConn) Pending() int64 { return f.queued.Load() + f.kernel.Load() }
+
+func (f *feedConn) Refresh() { f.cl.scheduleFlush() }
+
+func (f *feedConn) Close() {
+	if !f.closed.Load() {
+		_ = f.cl.conn.Close()
+	}
+}
+
+func (f *feedConn) OnClose(fn func()) {
+	f.mu.Lock()
+	if f.closed.Load() {
+		f.mu.Unlock()
+		fn()
+		return
+	}
+	f.onClose = append(f.onClose, fn)
+	f.mu.Unlock()
+}
+
+func (f *feedConn) Addr() string { return f.cl.addr }
+
+// flushFeed writes the queued frames (loop only). It runs after the
+// connection's replies, once none is pending.
+func (cl *client) flushFeed() {
+	f := cl.rs.feed
+	f.mu.Lock()
+	b := f.buf
+	f.buf = f.spare[:0]
+	f.queued.Store(0)
+	f.mu.Unlock()
+	if len(b) > 0 {
+		cl.write(b)
+	}
+	if cap(b) <= 4<<20 {
+		f.spare = b[:0]
+	} else {
+		f.spare = nil
+	}
+	f.kernel.Store(int64(cl.conn.OutboundBuffered()))
+}
+
+// closeFeed runs when a replica's connection closes (loop).
+func (cl *client) closeFeed() {
+	if rs := cl.rs; rs != nil {
+		if rs.waitCancel != nil {
+			rs.waitCancel()
+			rs.waitCancel = nil
+		}
+		if f := rs.feed; f != nil {
+			f.mu.Lock()
+			f.closed.Store(true)
+			fns := f.onClose
+			f.onClose = nil
+			f.buf, f.spare = nil, nil
+			f.mu.Unlock()
+			for _, fn := range fns {
+				fn()
+			}
+		}
+	}
+}
+
+// portString formats a port for ROLE and INFO.
+func portString(p int) string { return strconv.Itoa(p) }

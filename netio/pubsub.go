@@ -1,0 +1,726 @@
+package netio
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+// Pub/sub: SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE and their UNSUBSCRIBE forms,
+// PUBLISH, SPUBLISH and PUBSUB. A subscription is connection state (touched
+// on the connection's loop) plus an entry in the node-wide registry that
+// publishers on any loop read. A message for a subscriber is encoded into
+// the subscriber's pending push buffer and its loop is asked to flush; the
+// flush appends the pushes behind every reply already queued, so a push
+// never lands inside a pipelined reply sequence and never overtakes the
+// reply of a command that ran before it was published.
+func init() {
+	ps := []string{"pubsub", "noscript", "loading", "stale"}
+	cats := []string{"pubsub", "slow"}
+	reg := func(name string, arity int, flags []string, first, last int, summary, since string, h func(*Ctx)) *command.Spec {
+		s := &command.Spec{Name: name, Arity: arity, Flags: flags, Categories: cats, Group: "pubsub",
+			Since: since, Summary: summary, Handler: LoopHandler(h)}
+		if first > 0 {
+			s.First, s.Last, s.Step = first, last, 1
+		}
+		return s
+	}
+	pubCats := []string{"pubsub", "fast"}
+	pub := func(s *command.Spec) *command.Spec { s.Categories = pubCats; return s }
+	command.Register(
+		reg("subscribe", -2, ps, 0, 0, "Listen for messages published to the given channels", "2.0.0", cmdSubscribe),
+		reg("unsubscribe", -1, ps, 0, 0, "Stop listening for messages posted to the given channels", "2.0.0", cmdUnsubscribe),
+		reg("psubscribe", -2, ps, 0, 0, "Listen for messages published to channels matching the given patterns", "2.0.0", cmdPSubscribe),
+		reg("punsubscribe", -1, ps, 0, 0, "Stop listening for messages posted to channels matching the given patterns", "2.0.0", cmdPUnsubscribe),
+		reg("ssubscribe", -2, ps, 1, -1, "Listen for messages published to the given shard channels", "7.0.0", cmdSSubscribe),
+		reg("sunsubscribe", -1, ps, 1, -1, "Stop listening for messages posted to the given shard channels", "7.0.0", cmdSUnsubscribe),
+		pub(reg("publish", 3, []string{"pubsub", "loading", "stale", "fast"}, 0, 0, "Post a message to a channel", "2.0.0", cmdPublish)),
+		pub(reg("spublish", 3, []string{"pubsub", "loading", "stale", "fast"}, 1, 1, "Post a message to a shard channel", "7.0.0", cmdSPublish)),
+	)
+	sub := func(arity int, flags []string, summary, since string, h func(*Ctx)) *command.Spec {
+		return &command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "pubsub", Since: since,
+			Summary: summary, Handler: LoopHandler(h)}
+	}
+	ls := []string{"pubsub", "loading", "stale"}
+	command.Register(&command.Spec{Name: "pubsub", Arity: -2, Categories: []string{"slow"}, Group: "pubsub",
+		Since: "2.8.0", Summary: "A container for Pub/Sub commands",
+		Subcommands: map[string]*command.Spec{
+			"channels":      sub(-2, ls, "List active channels", "2.8.0", pubsubChannels),
+			"numsub":        sub(-2, ls, "Get the count of subscribers for channels", "2.8.0", pubsubNumSub),
+			"numpat":        sub(2, ls, "Get the count of unique patterns pattern subscriptions", "2.8.0", pubsubNumPat),
+			"shardchannels": sub(-2, ls, "List active shard channels", "7.0.0", pubsubShardChannels),
+			"shardnumsub":   sub(-2, ls, "Get the count of subscribers for shard channels", "7.0.0", pubsubShardNumSub),
+			"help": {Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "pubsub",
+				Since: "6.2.0", Summary: "Show helpful text about the different subcommands", Handler: LoopHandler(pubsubHelp)},
+		}})
+	OnReset(func(x *Ctx) { x.S.unsubscribeAll(x.C) })
+}
+
+// Subscription kinds.
+const (
+	psChannel = iota
+	psPattern
+	psShard
+)
+
+var (
+	subVerb   = [3]string{"subscribe", "psubscribe", "ssubscribe"}
+	unsubVerb = [3]string{"unsubscribe", "punsubscribe", "sunsubscribe"}
+)
+
+// pubsubConn is a connection's pub/sub state (a field of client).
+type pubsubConn struct {
+	// subs are the connection's subscriptions by kind; loop only.
+	subs [3]map[string]struct{}
+	// counts mirror len(subs[k]) for CLIENT LIST on other goroutines.
+	counts [3]atomic.Int32
+
+	// mu guards the pending pushes written by publishers on any goroutine.
+	mu      sync.Mutex
+	push    []byte
+	dead    bool  // over the output limit: drop further pushes, close
+	queued  bool  // in its loop's loopPush list
+	softAt  int64 // unix ms the soft limit was first exceeded, 0: under
+	outLast atomic.Int64
+}
+
+// pubsubRegistry maps channels, patterns and shard channels to their
+// subscribers node-wide.
+type pubsubRegistry struct {
+	mu   sync.RWMutex
+	subs [3]map[string]map[*client]struct{}
+}
+
+func (r *pubsubRegistry) add(kind int, name string, cl *client) {
+	r.mu.Lock()
+	if r.subs[kind] == nil {
+		r.subs[kind] = map[string]map[*client]struct{}{}
+	}
+	m := r.subs[kind][name]
+	if m == nil {
+		m = map[*client]struct{}{}
+		r.subs[kind][name] = m
+	}
+	m[cl] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *pubsubRegistry) remove(kind int, name string, cl *client) {
+	r.mu.Lock()
+	if m := r.subs[kind][name]; m != nil {
+		delete(m, cl)
+		if len(m) == 0 {
+			delete(r.subs[kind], name)
+		}
+	}
+	r.mu.Unlock()
+}
+
+// count is the number of channels (or patterns) with subscribers.
+func (r *pubsubRegistry) count(kind int) int {
+	r.mu.RLock()
+	n := len(r.subs[kind])
+	r.mu.RUnlock()
+	return n
+}
+
+// subscribed reports whether cl is in RESP2 subscribed mode terms: any
+// subscription at all.
+func (cl *client) subscribed() bool {
+	p := &cl.ps
+	return len(p.subs[0])+len(p.subs[1])+len(p.subs[2]) > 0
+}
+
+// subCount is what (UN)SUBSCRIBE replies report: channels+patterns, or
+// shard channels for the sharded forms.
+func (cl *client) subCount(kind int) int {
+	if kind == psShard {
+		return len(cl.ps.subs[psShard])
+	}
+	return len(cl.ps.subs[psChannel]) + len(cl.ps.subs[psPattern])
+}
+
+func (cl *client) updateSubFlags() {
+	for k := range cl.ps.subs {
+		cl.ps.counts[k].Store(int32(len(cl.ps.subs[k])))
+	}
+	cl.setFlag(clientFlagPubSub, cl.subscribed())
+}
+
+// subReply writes one (un)subscribe confirmation: a push in RESP3.
+func subReply(w *resp.Writer, verb string, name []byte, null bool, count int) {
+	if w.Proto >= 3 {
+		w.Push(3)
+	} else {
+		w.Array(3)
+	}
+	w.BulkString(verb)
+	if null {
+		w.Null()
+	} else {
+		w.Bulk(name)
+	}
+	w.Int(int64(count))
+}
+
+func (s *Server) subscribe(x *Ctx, kind int) {
+	cl := x.C
+	for _, a := range x.Args[1:] {
+		if cl.ps.subs[kind] == nil {
+			cl.ps.subs[kind] = map[string]struct{}{}
+		}
+		name := string(a)
+		if _, ok := cl.ps.subs[kind][name]; !ok {
+			cl.ps.subs[kind][name] = struct{}{}
+			s.ps.add(kind, name, cl)
+		}
+		subReply(x.W, subVerb[kind], a, false, cl.subCount(kind))
+	}
+	cl.updateSubFlags()
+}
+
+func (s *Server) unsubscribe(x *Ctx, kind int) {
+	cl := x.C
+	if len(x.Args) == 1 {
+		s.unsubscribeKind(cl, kind, x.W)
+		return
+	}
+	for _, a := range x.Args[1:] {
+		name := string(a)
+		if _, ok := cl.ps.subs[kind][name]; ok {
+			delete(cl.ps.subs[kind], name)
+			s.ps.remove(kind, name, cl)
+		}
+		subReply(x.W, unsubVerb[kind], a, false, cl.subCount(kind))
+	}
+	cl.updateSubFlags()
+}
+
+// unsubscribeKind drops every subscription of one kind, writing one
+// confirmation each (or one with a null name when there was none) to w
+// when w is not nil.
+func (s *Server) unsubscribeKind(cl *client, kind int, w *resp.Writer) {
+	names := make([]string, 0, len(cl.ps.subs[kind]))
+	for n := range cl.ps.subs[kind] {
+		names = append(names, n)
+	}
+	if w != nil && len(names) == 0 {
+		subReply(w, unsubVerb[kind], nil, true, cl.subCount(kind))
+	}
+	for _, n := range names {
+		delete(cl.ps.subs[kind], n)
+		s.ps.remove(kind, n, cl)
+		if w != nil {
+			subReply(w, unsubVerb[kind], []byte(n), false, cl.subCount(kind))
+		}
+	}
+	cl.updateSubFlags()
+}
+
+// unsubscribeAll drops every subscription silently (RESET, connection
+// close).
+func (s *Server) unsubscribeAll(cl *client) {
+	for k := range cl.ps.subs {
+		if len(cl.ps.subs[k]) > 0 {
+			s.unsubscribeKind(cl, k, nil)
+		}
+	}
+}
+
+func cmdSubscribe(x *Ctx)    { x.S.subscribe(x, psChannel) }
+func cmdPSubscribe(x *Ctx)   { x.S.subscribe(x, psPattern) }
+func cmdUnsubscribe(x *Ctx)  { x.S.unsubscribe(x, psChannel) }
+func cmdPUnsubscribe(x *Ctx) { x.S.unsubscribe(x, psPattern) }
+
+// cmdSSubscribe routes its channels like keys in cluster mode: all in one
+// slot (CROSSSLOT) served here (MOVED).
+func cmdSSubscribe(x *Ctx) {
+	if !x.S.routeShardChannels(x) {
+		return
+	}
+	x.S.subscribe(x, psShard)
+}
+
+func cmdSUnsubscribe(x *Ctx) {
+	if len(x.Args) > 1 && !x.S.routeShardChannels(x) {
+		return
+	}
+	x.S.unsubscribe(x, psShard)
+}
+
+// routeShardChannels applies the key routing rules to the channel
+// arguments; it writes the error and returns false when they fail. Outside
+// cluster mode Redis does not check slots. A replica serves (un)subscribes
+// for its primary's slots even without READONLY, as Redis 7.0 does.
+func (s *Server) routeShardChannels(x *Ctx) bool {
+	if !s.Table.Load().Cluster {
+		return true
+	}
+	ro := x.C.readonly
+	if x.Spec.Name != "spublish" {
+		x.C.readonly = true
+	}
+	_, msg := s.route(x.C, x.Spec, x.Args)
+	x.C.readonly = ro
+	if msg != "" {
+		x.W.Error(msg)
+		return false
+	}
+	return true
+}
+
+func cmdPublish(x *Ctx) {
+	n := x.S.publishLocal(psChannel, x.Args[1], x.Args[2])
+	if x.S.PublishHook != nil {
+		x.S.PublishHook(x.Args[1], x.Args[2])
+	}
+	x.W.Int(int64(n))
+}
+
+func cmdSPublish(x *Ctx) {
+	if !x.S.routeShardChannels(x) {
+		return
+	}
+	n := x.S.publishLocal(psShard, x.Args[1], x.Args[2])
+	if x.S.SPublishHook != nil {
+		x.S.SPublishHook(x.Args[1], x.Args[2])
+	}
+	x.W.Int(int64(n))
+}
+
+// DeliverPublish delivers a message that arrived from another node over
+// the cluster bus to this node's channel and pattern subscribers.
+func (s *Server) DeliverPublish(channel, msg []byte) { s.publishLocal(psChannel, channel, msg) }
+
+// DeliverSPublish delivers a shard-channel message replicated from the
+// slot's primary (the hook replication calls on replicas).
+func (s *Server) DeliverSPublish(channel, msg []byte) { s.publishLocal(psShard, channel, msg) }
+
+// publishLocal pushes msg to this node's subscribers of channel (and, for
+// plain channels, of matching patterns); it returns how many received it.
+func (s *Server) publishLocal(kind int, channel, msg []byte) int {
+	r := &s.ps
+	n := 0
+	r.mu.RLock()
+	if subs := r.subs[kind][string(channel)]; len(subs) > 0 {
+		verb := "message"
+		if kind == psShard {
+			verb = "smessage"
+		}
+		// Encode once per protocol, not once per subscriber.
+		var m pushMsg
+		m.encode(verb, nil, channel, msg)
+		for cl := range subs {
+			cl.queueEncoded(&m)
+			n++
+		}
+	}
+	if kind == psChannel {
+		for pat, subs := range r.subs[psPattern] {
+			if !keyspace.Match([]byte(pat), channel, false) {
+				continue
+			}
+			var m pushMsg
+			m.encode("pmessage", []byte(pat), channel, msg)
+			for cl := range subs {
+				cl.queueEncoded(&m)
+				n++
+			}
+		}
+	}
+	r.mu.RUnlock()
+	return n
+}
+
+// pushMsg is one message encoded for RESP2 and RESP3 subscribers.
+type pushMsg struct{ b2, b3 []byte }
+
+func (m *pushMsg) encode(kind string, pattern, channel, msg []byte) {
+	for _, proto := range []int{2, 3} {
+		w := resp.Writer{Proto: proto}
+		encodeMessage(&w, kind, pattern, channel, msg)
+		if proto == 2 {
+			m.b2 = w.B
+		} else {
+			m.b3 = w.B
+		}
+	}
+}
+
+func encodeMessage(w *resp.Writer, kind string, pattern, channel, msg []byte) {
+	n := 3
+	if pattern != nil {
+		n = 4
+	}
+	if w.Proto >= 3 {
+		w.Push(n)
+	} else {
+		w.Array(n)
+	}
+	w.BulkString(kind)
+	if pattern != nil {
+		w.Bulk(pattern)
+	}
+	w.Bulk(channel)
+	w.Bulk(msg)
+}
+
+// queueEncoded queues a pre-encoded message for cl.
+func (cl *client) queueEncoded(m *pushMsg) {
+	cl.queuePush(func(w *resp.Writer) {
+		if w.Proto >= 3 {
+			w.Raw(m.b3)
+		} else {
+			w.Raw(m.b2)
+		}
+	})
+}
+
+// queuePush encodes a push into cl's pending buffer and schedules a flush
+// on its loop. Pushes past the pub/sub hard output limit mark the client
+// for closing instead of growing memory.
+func (cl *client) queuePush(enc func(w *resp.Writer)) {
+	p := &cl.ps
+	p.mu.Lock()
+	if p.dead {
+		p.mu.Unlock()
+		return
+	}
+	w := resp.Writer{B: p.push, Proto: 2}
+	if cl.hasFlag(clientFlagResp3) {
+		w.Proto = 3
+	}
+	enc(&w)
+	p.push = w.B
+	over := cl.overLimit(int64(len(p.push)) + p.outLast.Load())
+	if over {
+		p.dead = true
+		p.push = nil
+	}
+	first := !p.queued
+	p.queued = true
+	p.mu.Unlock()
+	if first {
+		cl.srv.loopPushes(cl.loop).add(cl)
+	}
+}
+
+// loopPush batches the flushes pushes need per event loop: one Execute
+// wakes the loop for every client of it that got pushes meanwhile, rather
+// than one per client (a PUBLISH to 50 subscribers costs at most one
+// wake-up per loop).
+type loopPush struct {
+	loop      gnet.EventLoop
+	mu        sync.Mutex
+	dirty     []*client
+	spare     []*client
+	scheduled bool
+}
+
+func (s *Server) loopPushes(l gnet.EventLoop) *loopPush {
+	if v, ok := s.pushLoops.Load(l); ok {
+		return v.(*loopPush)
+	}
+	v, _ := s.pushLoops.LoadOrStore(l, &loopPush{loop: l})
+	return v.(*loopPush)
+}
+
+func (lp *loopPush) add(cl *client) {
+	lp.mu.Lock()
+	lp.dirty = append(lp.dirty, cl)
+	sched := !lp.scheduled
+	lp.scheduled = true
+	lp.mu.Unlock()
+	if sched {
+		if err := lp.loop.Execute(context.Background(), lp); err != nil {
+			lp.mu.Lock()
+			lp.scheduled = false
+			lp.mu.Unlock()
+		}
+	}
+}
+
+// Run implements gnet.Runnable: flush every client with pending pushes.
+func (lp *loopPush) Run(context.Context) error {
+	lp.mu.Lock()
+	list := lp.dirty
+	lp.dirty = lp.spare[:0]
+	lp.scheduled = false
+	lp.mu.Unlock()
+	for i, cl := range list {
+		cl.flush()
+		list[i] = nil
+	}
+	lp.mu.Lock()
+	if cap(list) <= 4096 {
+		lp.spare = list[:0]
+	}
+	lp.mu.Unlock()
+	return nil
+}
+
+// overLimit applies client-output-buffer-limit for the client's class to
+// the given output size; the caller holds ps.mu.
+func (cl *client) overLimit(size int64) bool {
+	class := config.ClassNormal
+	switch cl.typ() {
+	case clientTypePubSub:
+		class = config.ClassPubSub
+	case clientTypeReplica:
+		class = config.ClassReplica
+	}
+	l := cl.srv.outLimits(class)
+	if l.Hard > 0 && size >= l.Hard {
+		return true
+	}
+	if l.Soft > 0 && size >= l.Soft {
+		now := time.Now().UnixMilli()
+		if cl.ps.softAt == 0 {
+			cl.ps.softAt = now
+		} else if now-cl.ps.softAt >= l.SoftSeconds*1000 {
+			return true
+		}
+	} else {
+		cl.ps.softAt = 0
+	}
+	return false
+}
+
+// takePushes moves pending pushes into a completed group at the end of the
+// reply queue; runs on the loop at flush time. A client over its output
+// limit is closed.
+func (cl *client) takePushes() {
+	p := &cl.ps
+	p.mu.Lock()
+	dead := p.dead
+	buf := p.push
+	p.push = nil
+	p.queued = false
+	p.mu.Unlock()
+	if dead {
+		cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
+		cl.closed = true
+		_ = cl.conn.Close()
+		return
+	}
+	if len(buf) == 0 {
+		return
+	}
+	g := newGroup(cl, cl.srv.shards.N())
+	g.local.B, buf = buf, g.local.B[:0]
+	g.pending.Store(0)
+	g.done.Store(true)
+	cl.queue = append(cl.queue, g)
+	p.mu.Lock()
+	if p.push == nil && cap(buf) <= 64<<10 {
+		p.push = buf // reuse the group's old buffer
+	}
+	p.mu.Unlock()
+}
+
+// checkOutput measures what gnet still holds for the connection after a
+// flush, for the output limit; runs on the loop.
+func (cl *client) checkOutput() {
+	out := int64(cl.conn.OutboundBuffered())
+	p := &cl.ps
+	p.outLast.Store(out)
+	p.mu.Lock()
+	over := (out > 0 || p.softAt != 0) && !p.dead && cl.overLimit(out+int64(len(p.push)))
+	if over {
+		p.dead = true
+		p.push = nil
+	}
+	p.mu.Unlock()
+	if over {
+		cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
+		cl.closed = true
+		_ = cl.conn.Close()
+	}
+}
+
+// outLimits returns the output limits of a class (cached per second: the
+// hot path must not take the config lock per message).
+func (s *Server) outLimits(class config.ClientClass) config.BufferLimit {
+	now := time.Now().Unix()
+	if c := s.outLim.Load(); c != nil && c.at == now {
+		return c.l[class]
+	}
+	c := &outLimCache{at: now, l: s.Cfg.ClientOutputBufferLimits()}
+	s.outLim.Store(c)
+	return c.l[class]
+}
+
+type outLimCache struct {
+	at int64
+	l  config.ClientBufferLimits
+}
+
+// pubsubClose drops a closing connection's subscriptions.
+func (s *Server) pubsubClose(cl *client) {
+	s.unsubscribeAll(cl)
+	s.trackingClose(cl)
+	cl.ps.mu.Lock()
+	cl.ps.dead = true
+	cl.ps.push = nil
+	cl.ps.mu.Unlock()
+}
+
+// ShardSlotsLost sends sunsubscribe pushes to subscribers of shard channels
+// whose slot this node no longer serves (Redis 7 does this so clients
+// re-subscribe on the new owner). Safe from any goroutine.
+func (s *Server) ShardSlotsLost(t *slots.Table) {
+	r := &s.ps
+	r.mu.RLock()
+	var moved map[*client][]string
+	for ch, subs := range r.subs[psShard] {
+		slot := slots.HashSlot([]byte(ch))
+		if !t.Cluster || int(t.Owner[slot]) == t.Self || (t.Master >= 0 && int(t.Owner[slot]) == t.Master) {
+			continue
+		}
+		if moved == nil {
+			moved = map[*client][]string{}
+		}
+		for cl := range subs {
+			moved[cl] = append(moved[cl], ch)
+		}
+	}
+	r.mu.RUnlock()
+	for cl, chans := range moved {
+		cl := cl
+		chans := chans
+		sort.Strings(chans)
+		cl.onLoop(func() {
+			for _, ch := range chans {
+				if _, ok := cl.ps.subs[psShard][ch]; !ok {
+					continue
+				}
+				delete(cl.ps.subs[psShard], ch)
+				s.ps.remove(psShard, ch, cl)
+				n := cl.subCount(psShard)
+				c := []byte(ch)
+				cl.queuePush(func(w *resp.Writer) { subReply(w, "sunsubscribe", c, false, n) })
+			}
+			cl.updateSubFlags()
+		})
+	}
+}
+
+// runFunc adapts a function to gnet.Runnable.
+type runFunc func()
+
+func (f runFunc) Run(context.Context) error { f(); return nil }
+
+// onLoop runs fn on cl's event loop (skipped once the client is closed).
+func (cl *client) onLoop(fn func()) {
+	_ = cl.loop.Execute(context.Background(), runFunc(func() {
+		if !cl.closed {
+			fn()
+		}
+	}))
+}
+
+func pubsubChannels(x *Ctx)      { listChannels(x, psChannel) }
+func pubsubShardChannels(x *Ctx) { listChannels(x, psShard) }
+
+func listChannels(x *Ctx, kind int) {
+	var pat []byte
+	if len(x.Args) > 3 {
+		x.W.Error("ERR wrong number of arguments for '" + x.Spec.Name + "' command")
+		return
+	}
+	if len(x.Args) == 3 {
+		pat = x.Args[2]
+	}
+	r := &x.S.ps
+	r.mu.RLock()
+	var names []string
+	for ch := range r.subs[kind] {
+		if pat == nil || keyspace.Match(pat, []byte(ch), false) {
+			names = append(names, ch)
+		}
+	}
+	r.mu.RUnlock()
+	x.W.Array(len(names))
+	for _, n := range names {
+		x.W.BulkString(n)
+	}
+}
+
+func pubsubNumSub(x *Ctx)      { numSub(x, psChannel) }
+func pubsubShardNumSub(x *Ctx) { numSub(x, psShard) }
+
+// numSub answers a flat array of channel, count pairs (an array in RESP3
+// too, as Redis 7.0 does).
+func numSub(x *Ctx, kind int) {
+	r := &x.S.ps
+	x.W.Array(2 * (len(x.Args) - 2))
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, ch := range x.Args[2:] {
+		x.W.Bulk(ch)
+		x.W.Int(int64(len(r.subs[kind][string(ch)])))
+	}
+}
+
+func pubsubNumPat(x *Ctx) { x.W.Int(int64(x.S.ps.count(psPattern))) }
+
+func pubsubHelp(x *Ctx) {
+	writeHelp(x.W, "PUBSUB", []string{
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)",
+	})
+}
+
+// subscribedModeAllowed: the commands a RESP2 client with subscriptions
+// may send.
+func subscribedModeAllowed(spec *command.Spec) bool {
+	switch spec.Name {
+	case "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+		"ping", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// subscribedModeErr is the error for other commands in RESP2 subscribed
+// mode ("" when the command may run).
+func (cl *client) subscribedModeErr(spec *command.Spec) string {
+	if cl.proto != 2 || !cl.subscribed() || subscribedModeAllowed(spec) {
+		return ""
+	}
+	return "ERR Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+}
+
+// pingSubscribed answers PING in RESP2 subscribed mode: ["pong", arg].
+func pingSubscribed(x *Ctx) bool {
+	if x.C.proto != 2 || !x.C.subscribed() {
+		return false
+	}
+	x.W.Array(2)
+	x.W.BulkString("pong")
+	if len(x.Args) == 2 {
+		x.W.Bulk(x.Args[1])
+	} else {
+		x.W.BulkString("")
+	}
+	return true
+}
