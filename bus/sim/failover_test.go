@@ -570,6 +570,9 @@ func TestManualFailover(t *testing.T) {
 		if !n.RunUntil(2000, func() bool { return len(n.Nodes[p].Pauses) > 0 }) {
 			return fmt.Errorf("primary never paused writes (%v)", n.Err())
 		}
+		if n.Nodes[r].State.Stats().Sent[bus.MsgMFStart] != 1 || n.Nodes[p].State.Stats().Received[bus.MsgMFStart] == 0 {
+			return fmt.Errorf("MFSTART not counted")
+		}
 		n.Run(1000)
 		if n.Nodes[r].Promotions != 0 {
 			return fmt.Errorf("replica promoted before catching up")

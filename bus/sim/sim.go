@@ -13,7 +13,13 @@
 // state's own consistency (bus.State.Verify, sampled), and the persistence
 // rule — whatever nodes.conf would record may change only in a step that
 // asks for a Save, and no frame may announce epochs that were not saved
-// first.
+// first. For failover scenarios it also checks that every vote
+// (FAILOVER_AUTH_ACK) was saved as lastVoteEpoch before it left, that no
+// node votes twice in an epoch, and (Config.CheckClaims) that no two up
+// primaries claim a slot with the same configEpoch. Replication is modelled
+// only as far as the bus needs it: a replica's link to its primary is down
+// while either is down or they are partitioned (SetReplLinkDownSince), and
+// offsets are set by the scenarios (SetReplOffset).
 package sim
 
 import (
