@@ -112,10 +112,17 @@ func keyRange(s *command.Spec) (first, last, step int) {
 	return s.First, s.Last, step
 }
 
+// notKey: shard channels route like keys but are not keys (SSUBSCRIBE,
+// SUNSUBSCRIBE, SPUBLISH).
+func notKey(s *command.Spec) bool { return s.Group == "pubsub" && s.First > 0 }
+
 // keySpecFlags are the access flags of the key spec derived from the
 // command flags: read-only commands only access, anything else is assumed
 // to read and update (what Redis assumes when it cannot tell).
 func keySpecFlags(s *command.Spec) []string {
+	if notKey(s) {
+		return []string{"not_key"}
+	}
 	if s.Is("readonly") && !s.Is("write") {
 		return []string{"RO", "access"}
 	}
@@ -365,7 +372,7 @@ func getKeys(x *Ctx) (spec *command.Spec, args [][]byte, idx []int, ok bool) {
 		x.W.Error("ERR Invalid command specified")
 		return nil, nil, nil, false
 	}
-	if spec.Keys == nil && spec.First <= 0 {
+	if spec.Keys == nil && spec.First <= 0 || notKey(spec) {
 		x.W.Error("ERR The command has no key arguments")
 		return nil, nil, nil, false
 	}

@@ -459,8 +459,15 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("lazyfree_pending_objects", 0)
 		t.int("lazyfreed_objects", 0)
 	}
-	if want["persistence"] {
-		// slotd does not persist data yet: no snapshot, no AOF.
+	if want["persistence"] && s.Persist != nil {
+		t.section("Persistence")
+		for _, kv := range s.Persist.Info() {
+			if kv[0] == "loading" && s.replGate.Load()&GateLoading != 0 {
+				kv[1] = "1" // a replica's full sync
+			}
+			t.str(kv[0], kv[1])
+		}
+	} else if want["persistence"] {
 		t.section("Persistence")
 		loading := int64(0)
 		if s.replGate.Load()&GateLoading != 0 {

@@ -66,6 +66,9 @@ type FeedConn interface {
 	Pending() int64
 	// Refresh asks the connection's loop to flush and update Pending.
 	Refresh()
+	// Flush asks the loop to write what is queued without the usual
+	// coalescing delay.
+	Flush()
 	// Close closes the connection.
 	Close()
 	// OnClose registers fn to run (once) when the connection closes.
@@ -352,9 +355,20 @@ type feedConn struct {
 	kernel  atomic.Int64 // gnet's outbound buffer after the last flush
 	closed  atomic.Bool
 	onClose []func()
+	armed   bool // a delayed flush is pending (under mu)
+	timer   *time.Timer
 }
 
 func newFeedConn(cl *client) *feedConn { return &feedConn{cl: cl} }
+
+// Feed writes are coalesced: a flush is scheduled on the loop once
+// feedFlushBytes are queued, else feedFlushDelay after the first queued
+// frame. Scheduling one per frame (one per shard turn) would cost a loop
+// wake-up and a write syscall per client read of the primary.
+const (
+	feedFlushBytes = 64 << 10
+	feedFlushDelay = 200 * time.Microsecond
+)
 
 func (f *feedConn) Write(hdr, payload []byte) bool {
 	if f.closed.Load() {
@@ -363,11 +377,33 @@ func (f *feedConn) Write(hdr, payload []byte) bool {
 	f.mu.Lock()
 	f.buf = append(f.buf, hdr...)
 	f.buf = append(f.buf, payload...)
-	f.queued.Store(int64(len(f.buf)))
+	n := len(f.buf)
+	f.queued.Store(int64(n))
+	arm := n < feedFlushBytes && !f.armed
+	if arm {
+		f.armed = true
+		if f.timer == nil {
+			f.timer = time.AfterFunc(feedFlushDelay, f.fire)
+		} else {
+			f.timer.Reset(feedFlushDelay)
+		}
+	}
 	f.mu.Unlock()
-	f.cl.scheduleFlush()
+	if !arm && n >= feedFlushBytes {
+		f.cl.scheduleFlush()
+	}
 	return true
 }
+
+func (f *feedConn) fire() {
+	f.mu.Lock()
+	f.armed = false
+	f.mu.Unlock()
+	f.cl.scheduleFlush()
+}
+
+// Flush asks the loop to write what is queued now (GETACK, end of sync).
+func (f *feedConn) Flush() { f.cl.scheduleFlush() }
 
 func (f *feedConn) Pending() int64 { return f.queued.Load() + f.kernel.Load() }
 
@@ -425,6 +461,9 @@ func (cl *client) closeFeed() {
 			fns := f.onClose
 			f.onClose = nil
 			f.buf, f.spare = nil, nil
+			if f.timer != nil {
+				f.timer.Stop()
+			}
 			f.mu.Unlock()
 			for _, fn := range fns {
 				fn()

@@ -188,11 +188,13 @@ func formatTrace(r trace.Record) string {
 
 // ---- SHUTDOWN
 
-// cmdShutdown implements SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. slotd
-// keeps no data on disk yet, so there is nothing to save: a plain SHUTDOWN
-// just stops, and an explicit SAVE fails unless FORCE is given. Shutdown is
-// immediate, so there is never one in progress to ABORT. On success the
-// client gets no reply: its connection closes.
+// cmdShutdown implements SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. A
+// plain SHUTDOWN saves a snapshot when save rules exist, SAVE always does,
+// NOSAVE never; a failed save keeps the server up unless FORCE is given.
+// The save runs off the loop and the shutdown follows it, so there is never
+// a shutdown in progress to ABORT (NOW has nothing to skip: there is no
+// replica wait). On success the client gets no reply: its connection
+// closes.
 func cmdShutdown(x *Ctx) {
 	var nosave, save, now, force, abort bool
 	for _, a := range x.Args[1:] {
@@ -212,6 +214,7 @@ func cmdShutdown(x *Ctx) {
 			return
 		}
 	}
+	_ = now
 	if (abort && (nosave || save || now || force)) || (nosave && save) {
 		x.W.Error("ERR syntax error")
 		return
@@ -220,14 +223,39 @@ func cmdShutdown(x *Ctx) {
 		x.W.Error("ERR No shutdown in progress.")
 		return
 	}
-	if save && !force {
-		x.S.Log.Warn().Msg("Error trying to save the DB, can't exit: slotd has no data persistence yet.")
-		x.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+	p := x.S.Persist
+	doSave := !nosave && (save || (p != nil && p.ShouldSaveOnShutdown()))
+	s, c := x.S, x.C
+	s.Log.Warn().Str("client", c.addr).Msg("User requested shutdown...")
+	if !doSave {
+		c.closing = true
+		go s.shutdown()
 		return
 	}
-	x.S.Log.Warn().Str("client", x.C.addr).Msg("User requested shutdown...")
-	x.C.closing = true
-	go x.S.shutdown()
+	if p == nil {
+		if !force {
+			s.Log.Warn().Msg("Error trying to save the DB, can't exit.")
+			x.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+			return
+		}
+		c.closing = true
+		go s.shutdown()
+		return
+	}
+	x.Defer(func(d *Deferred) {
+		go func() {
+			s.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
+			if err := p.SaveWait(); err != nil && !force {
+				s.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
+				d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+				d.Done()
+				return
+			}
+			// No reply: the connection closes with the server.
+			s.shutdown()
+			d.Done()
+		}()
+	})
 }
 
 // shutdown stops the node off the event loop (stopping gnet waits for the

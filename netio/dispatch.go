@@ -62,7 +62,7 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) {
 		}
 		return
 	}
-	if msg := cl.subscribedModeErr(spec); msg != "" {
+	if msg := s.subscribedModeErr(cl, spec, args); msg != "" {
 		s.replyErr(g, msg)
 		return
 	}
@@ -178,9 +178,9 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		g.order = append(g.order, src{kind: srcFanout, idx: uint16(len(g.fanouts))})
 		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})
 	}
-	if spec.Name != "asking" && !inTx {
-		// Commands replayed by EXEC keep the flag: Redis clears ASKING
-		// only outside MULTI, so it covers the whole transaction.
+	if spec.Name != "asking" && !inTx && !cl.multi {
+		// Redis clears ASKING only outside MULTI: ASKING before MULTI
+		// covers the whole transaction, EXEC's replays included.
 		cl.asking = false
 	}
 }

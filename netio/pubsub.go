@@ -86,10 +86,14 @@ type pubsubConn struct {
 	counts [3]atomic.Int32
 
 	// mu guards the pending pushes written by publishers on any goroutine.
-	mu      sync.Mutex
-	push    []byte
-	dead    bool  // over the output limit: drop further pushes, close
-	queued  bool  // in its loop's loopPush list
+	mu     sync.Mutex
+	push   []byte
+	dead   bool // over the output limit: drop further pushes, close
+	queued bool // in its loop's loopPush list
+	// pending and soft mirror "push or dead" and "softAt != 0" so that a
+	// flush with nothing to do costs two atomic loads, not a lock.
+	pending atomic.Bool
+	soft    atomic.Bool
 	softAt  int64 // unix ms the soft limit was first exceeded, 0: under
 	outLast atomic.Int64
 }
@@ -298,6 +302,23 @@ func cmdSPublish(x *Ctx) {
 	x.W.Int(int64(n))
 }
 
+// publishFromScript is PUBLISH/SPUBLISH called by a Lua script (on a
+// shard goroutine).
+func (s *Server) publishFromScript(channel, msg []byte, sharded bool) int64 {
+	if sharded {
+		n := s.publishLocal(psShard, channel, msg)
+		if s.SPublishHook != nil {
+			s.SPublishHook(channel, msg)
+		}
+		return int64(n)
+	}
+	n := s.publishLocal(psChannel, channel, msg)
+	if s.PublishHook != nil {
+		s.PublishHook(channel, msg)
+	}
+	return int64(n)
+}
+
 // DeliverPublish delivers a message that arrived from another node over
 // the cluster bus to this node's channel and pattern subscribers.
 func (s *Server) DeliverPublish(channel, msg []byte) { s.publishLocal(psChannel, channel, msg) }
@@ -409,6 +430,7 @@ func (cl *client) queuePush(enc func(w *resp.Writer)) {
 	}
 	first := !p.queued
 	p.queued = true
+	p.pending.Store(true)
 	p.mu.Unlock()
 	if first {
 		cl.srv.loopPushes(cl.loop).add(cl)
@@ -487,11 +509,13 @@ func (cl *client) overLimit(size int64) bool {
 		now := time.Now().UnixMilli()
 		if cl.ps.softAt == 0 {
 			cl.ps.softAt = now
+			cl.ps.soft.Store(true)
 		} else if now-cl.ps.softAt >= l.SoftSeconds*1000 {
 			return true
 		}
-	} else {
+	} else if cl.ps.softAt != 0 {
 		cl.ps.softAt = 0
+		cl.ps.soft.Store(false)
 	}
 	return false
 }
@@ -501,11 +525,15 @@ func (cl *client) overLimit(size int64) bool {
 // limit is closed.
 func (cl *client) takePushes() {
 	p := &cl.ps
+	if !p.pending.Load() {
+		return
+	}
 	p.mu.Lock()
 	dead := p.dead
 	buf := p.push
 	p.push = nil
 	p.queued = false
+	p.pending.Store(dead)
 	p.mu.Unlock()
 	if dead {
 		cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
@@ -533,6 +561,12 @@ func (cl *client) takePushes() {
 func (cl *client) checkOutput() {
 	out := int64(cl.conn.OutboundBuffered())
 	p := &cl.ps
+	if out == 0 && !p.soft.Load() {
+		if p.outLast.Load() != 0 {
+			p.outLast.Store(0)
+		}
+		return
+	}
 	p.outLast.Store(out)
 	p.mu.Lock()
 	over := (out > 0 || p.softAt != 0) && !p.dead && cl.overLimit(out+int64(len(p.push)))
@@ -703,9 +737,15 @@ func subscribedModeAllowed(spec *command.Spec) bool {
 
 // subscribedModeErr is the error for other commands in RESP2 subscribed
 // mode ("" when the command may run).
-func (cl *client) subscribedModeErr(spec *command.Spec) string {
+func (s *Server) subscribedModeErr(cl *client, spec *command.Spec, args [][]byte) string {
 	if cl.proto != 2 || !cl.subscribed() || subscribedModeAllowed(spec) {
 		return ""
+	}
+	// Redis answers cluster redirections first.
+	if spec.Exec == command.Shard && s.Table.Load().Cluster {
+		if _, msg := s.route(cl, spec, args); msg != "" {
+			return msg
+		}
 	}
 	return "ERR Can't execute '" + spec.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 }

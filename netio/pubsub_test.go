@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/slots"
 )
 
 func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
@@ -201,6 +202,18 @@ func TestShardPubSubClusterSlots(t *testing.T) {
 	require.Equal(t, "*3\r\n$12\r\nsunsubscribe\r\n$1\r\na\r\n:1\r\n", got[0])
 	require.Equal(t, "*3\r\n$12\r\nsunsubscribe\r\n$4\r\n{a}x\r\n:0\r\n", got[1])
 	require.Equal(t, ">3\r\n$12\r\nsunsubscribe\r\n$1\r\na\r\n:0\r\n", w3.read())
+	// In subscribed mode, cluster redirections come first (as in Redis).
+	servedKey := ""
+	for i := 0; servedKey == ""; i++ {
+		if sl := slots.HashSlotString("k" + strconv.Itoa(i)); sl >= 15000 && sl <= 16000 && sl != 15495 {
+			servedKey = "k" + strconv.Itoa(i)
+		}
+	}
+	require.Equal(t, "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n", w.do("SUBSCRIBE", "c"))
+	require.Equal(t, "-CLUSTERDOWN Hash slot not served\r\n", w.do("GET", "b"))
+	require.Equal(t, "-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n",
+		w.do("GET", servedKey))
+	require.Equal(t, "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n", w.do("UNSUBSCRIBE"))
 	// Out of subscribed mode again.
 	require.Equal(t, "+PONG\r\n", w.do("PING"))
 	require.Empty(t, admin.PubSubShardChannels(ctx, "*").Val())

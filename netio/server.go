@@ -22,6 +22,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
@@ -77,6 +78,9 @@ type Server struct {
 
 	// Shutdown is called by SHUTDOWN (nil: the server just stops).
 	Shutdown func()
+	// Persist is the RDB snapshot manager (set before Serve; nil: no
+	// snapshots, SAVE and friends fail).
+	Persist *persist.Manager
 
 	// Hot configuration values, kept current by config.OnChange so the
 	// loops never take the config lock.

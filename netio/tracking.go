@@ -57,6 +57,7 @@ type trackingRegistry struct {
 func (s *Server) initTracking() {
 	s.trk.once.Do(func() {
 		s.shards.Tracking.Tracker = (*tracker)(s)
+		s.shards.Tracking.Publish = s.publishFromScript
 		s.watchInt("tracking-table-max-keys", &s.shards.Tracking.MaxKeys)
 	})
 }
@@ -381,10 +382,13 @@ func (s *Server) sendInvalidation(cl *client, key []byte) {
 	if id := cl.track.redir.Load(); id != 0 {
 		target = s.clientByID(id)
 		if target == nil {
-			if !cl.track.broken.Swap(true) && cl.hasFlag(clientFlagResp3) {
+			// Redis tells the client every time an invalidation is lost.
+			cl.track.broken.Store(true)
+			if cl.hasFlag(clientFlagResp3) {
 				cl.queuePush(func(w *resp.Writer) {
-					w.Push(1)
+					w.Push(2)
 					w.BulkString("tracking-redir-broken")
+					w.Int(id)
 				})
 			}
 			return

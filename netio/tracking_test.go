@@ -3,6 +3,7 @@ package netio_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,4 +191,57 @@ func TestTrackingSplitMGet(t *testing.T) {
 	require.Equal(t, "*2\r\n_\r\n_\r\n", a.do("MGET", "k", "other"))
 	require.Equal(t, "+OK\r\n", b.do("SET", "k", "1"))
 	require.Equal(t, invK, a.read())
+}
+
+func TestTrackingOptOutAndBrokenRedirect(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	a := dialWire(t, n.Addr)
+	b := dialWire(t, n.Addr)
+	a.do("HELLO", "3")
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "TRACKING", "ON", "OPTOUT"))
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "CACHING", "NO"))
+	require.Equal(t, "_\r\n", a.do("GET", "k")) // not tracked
+	require.Equal(t, "+OK\r\n", b.do("SET", "k", "1"))
+	require.Equal(t, "$1\r\n1\r\n", a.do("GET", "k")) // tracked again
+	require.Equal(t, "+OK\r\n", b.do("SET", "k", "2"))
+	require.Equal(t, invK, a.read())
+	info := n.Client(t).Info(context.Background()).Val()
+	require.Contains(t, info, "tracking_clients:1")
+	require.Contains(t, info, "tracking_total_keys:0")
+	require.Contains(t, n.Client(t).ClientList(context.Background()).Val(), "flags=t ")
+
+	// A redirect whose target went away: tracking-redir-broken.
+	c := dialWire(t, n.Addr)
+	cid := clientID(t, c)
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "TRACKING", "OFF"))
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "TRACKING", "ON", "REDIRECT", strconv.FormatInt(cid, 10)))
+	require.Equal(t, "$1\r\n2\r\n", a.do("GET", "k"))
+	require.NoError(t, c.c.Close())
+	cli := n.Client(t)
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return !strings.Contains(cli.ClientList(context.Background()).Val(), "id="+strconv.FormatInt(cid, 10)+" ")
+	}, "redirect target still listed")
+	require.Equal(t, "+OK\r\n", b.do("SET", "k", "3"))
+	broken := ">2\r\n$21\r\ntracking-redir-broken\r\n:" + strconv.FormatInt(cid, 10) + "\r\n"
+	require.Equal(t, broken, a.read())
+	require.Equal(t, "%3\r\n$5\r\nflags\r\n~2\r\n$2\r\non\r\n$15\r\nbroken_redirect\r\n$8\r\nredirect\r\n:"+
+		strconv.FormatInt(cid, 10)+"\r\n$8\r\nprefixes\r\n*0\r\n", a.do("CLIENT", "TRACKINGINFO"))
+}
+
+// tracking-table-max-keys bounds the table: the oldest reads are
+// invalidated to make room.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t, "shard-actors", "1", "tracking-table-max-keys", "1")
+	a := dialWire(t, n.Addr)
+	a.do("HELLO", "3")
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "TRACKING", "ON"))
+	require.Equal(t, "_\r\n", a.do("GET", "k"))
+	require.Equal(t, "_\r\n", a.do("GET", "k")) // same key: no growth
+	a.send("GET", "other")
+	// Evicting k invalidates it (after the GET's reply, which came first).
+	require.Equal(t, "_\r\n", a.read())
+	require.Equal(t, invK, a.read())
+	require.Contains(t, n.Client(t).Info(context.Background(), "stats").Val(), "tracking_total_keys:1")
 }

@@ -57,6 +57,15 @@ func liveResharding(t *testing.T, a, b *nodetest.Node, proto, slot int) {
 	askB := "ASK " + s + " " + b.Addr
 	movedA := "MOVED " + s + " " + a.Addr
 
+	// A client blocked on a key of the slot before it moves is redirected
+	// once the slot is gone.
+	blockedErr := make(chan error, 1)
+	blc := a.Client(t, proto)
+	go func() { blockedErr <- blc.BLPop(ctx, 0, tag+"blocked").Err() }()
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return strings.Contains(ca.Info(ctx, "clients").Val(), "blocked_clients:1")
+	}, "BLPOP blocked")
+
 	// Errors, as Redis 7.0 words them.
 	assert.Equal(t, "ERR I'm not the owner of hash slot "+s, errText(cb.Do(ctx, "cluster", "setslot", slot,
 		"migrating", idA).Err()))
@@ -90,6 +99,18 @@ func liveResharding(t *testing.T, a, b *nodetest.Node, proto, slot int) {
 	})
 	assert.Equal(t, askB, errText(err))
 	_ = conn.Close()
+
+	// A cluster client follows the EXEC-time ASK: the transaction runs on
+	// the target after ASKING.
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{a.Addr}, Protocol: proto})
+	defer cc.Close()
+	txKey := tag + "tx"
+	_, err = cc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, txKey, "in-tx", 0)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, askB, errText(ca.Get(ctx, txKey).Err()), "the key was created on the target")
 
 	// Target: MOVED without ASKING; with it, one command is served.
 	assert.Equal(t, movedA, errText(cb.Get(ctx, missing).Err()))
@@ -137,9 +158,16 @@ func liveResharding(t *testing.T, a, b *nodetest.Node, proto, slot int) {
 	assert.NotContains(t, myself(t, ca), "[")
 	assert.NotContains(t, myself(t, cb), "[")
 	assert.Equal(t, "MOVED "+s+" "+b.Addr, errText(ca.Get(ctx, k1).Err()))
+	select {
+	case err := <-blockedErr:
+		assert.Equal(t, "MOVED "+s+" "+b.Addr, errText(err))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the blocked client was not redirected")
+	}
 	assert.Equal(t, "v1", cb.Get(ctx, k1).Val())
 	assert.Equal(t, int64(0), ca.ClusterCountKeysInSlot(ctx, slot).Val())
-	assert.Equal(t, int64(2), cb.ClusterCountKeysInSlot(ctx, slot).Val())
+	assert.Equal(t, int64(3), cb.ClusterCountKeysInSlot(ctx, slot).Val())
+	assert.Equal(t, "in-tx", cb.Get(ctx, txKey).Val())
 	// Both nodes agree, by gossip too.
 	nodetest.Eventually(t, 10*time.Second, func() bool {
 		return slotOwner(t, ca, slot) == idB && slotOwner(t, cb, slot) == idB

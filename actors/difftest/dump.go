@@ -146,3 +146,98 @@ func dumpCmp(x *cmpIn) string {
 	}
 	return ""
 }
+
+// lzfDecompress expands an LZF block (the format of RDB's compressed
+// strings) into n bytes.
+func lzfDecompress(in string, n int) (string, bool) {
+	out := make([]byte, 0, n)
+	for i := 0; i < len(in); {
+		ctrl := int(in[i])
+		i++
+		if ctrl < 32 { // literal run
+			if i+ctrl+1 > len(in) {
+				return "", false
+			}
+			out = append(out, in[i:i+ctrl+1]...)
+			i += ctrl + 1
+			continue
+		}
+		length := ctrl >> 5
+		if length == 7 {
+			if i >= len(in) {
+				return "", false
+			}
+			length += int(in[i])
+			i++
+		}
+		if i >= len(in) {
+			return "", false
+		}
+		ref := len(out) - (ctrl&0x1f)<<8 - int(in[i]) - 1
+		i++
+		if ref < 0 {
+			return "", false
+		}
+		for k := 0; k < length+2; k++ {
+			out = append(out, out[ref+k])
+		}
+	}
+	return string(out), len(out) == n
+}
+
+// rdbStringValue decodes the raw bytes of an RDB string (plain or LZF).
+func rdbStringValue(raw string) (string, bool) {
+	n, i, enc, ok := rdbLen(raw, 0)
+	if !ok {
+		return "", false
+	}
+	if !enc {
+		return raw[i:], true
+	}
+	if n != 3 {
+		return "", false // integer encodings never hold an intset
+	}
+	clen, j, _, ok := rdbLen(raw, i)
+	if !ok {
+		return "", false
+	}
+	ulen, k, _, ok := rdbLen(raw, j)
+	if !ok || k+int(clen) != len(raw) {
+		return "", false
+	}
+	return lzfDecompress(raw[k:], int(ulen))
+}
+
+// dumpIntset decodes a type 11 (intset) payload: its integer width and
+// members.
+func dumpIntset(p string) (int, []int64, bool) {
+	if len(p) < 11 || p[0] != 11 {
+		return 0, nil, false
+	}
+	raw, end, ok := rdbString(p, 1)
+	if !ok || end != len(p)-10 {
+		return 0, nil, false
+	}
+	is, ok := rdbStringValue(raw)
+	if !ok || len(is) < 8 {
+		return 0, nil, false
+	}
+	width := int(binary.LittleEndian.Uint32([]byte(is[:4])))
+	n := int(binary.LittleEndian.Uint32([]byte(is[4:8])))
+	if (width != 2 && width != 4 && width != 8) || len(is) != 8+n*width {
+		return 0, nil, false
+	}
+	vals := make([]int64, n)
+	for i := range vals {
+		b := []byte(is[8+i*width : 8+(i+1)*width])
+		switch width {
+		case 2:
+			vals[i] = int64(int16(binary.LittleEndian.Uint16(b)))
+		case 4:
+			vals[i] = int64(int32(binary.LittleEndian.Uint32(b)))
+		default:
+			vals[i] = int64(binary.LittleEndian.Uint64(b))
+		}
+	}
+	return width, vals, true
+}

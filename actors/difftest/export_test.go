@@ -1,4 +1,8 @@
 package difftest
 
-// DumpValid exposes dumpValid to the external tests.
-var DumpValid = dumpValid
+// Internals the external tests check against payloads of a real server.
+var (
+	DumpValid  = dumpValid
+	DumpIntset = dumpIntset
+	DumpItems  = dumpItems
+)

@@ -100,11 +100,16 @@ var Scripts = []Script{
 	{Body: "local s = 0 for i = 1, tonumber(ARGV[1]) do s = s + i end return s", Args: func(g *gen) []string { return []string{itoa(g.n(50))} }},
 	{Body: "return redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])", Keys: 1, Args: func(g *gen) []string { return []string{g.score()} }},
 	{Body: "return redis.call('SADD', KEYS[1], ARGV[1], ARGV[2])", Keys: 1, Args: func(g *gen) []string { return []string{g.member(), g.member()} }},
-	// DUMP/RESTORE round trip inside the server (the payload never leaves it).
-	{Body: "local d = redis.call('DUMP', KEYS[1]) if not d then return 'none' end " +
+	// DUMP/RESTORE round trip inside the server (the payload never leaves
+	// it). Not for a hashtable hash: its payload lists the fields in
+	// hashtable order and RESTORE turns a small one into a listpack in that
+	// order, which then differs from Redis's for no fault of slotd.
+	{Body: "if redis.call('TYPE', KEYS[1]).ok == 'hash' and redis.call('OBJECT', 'ENCODING', KEYS[1]) == 'hashtable' " +
+		"then return 'skip' end local d = redis.call('DUMP', KEYS[1]) if not d then return 'none' end " +
 		"return redis.call('RESTORE', KEYS[2], ARGV[1], d, 'REPLACE')", Keys: 2,
 		Args: func(g *gen) []string { return []string{g.pick("0", "0", "100000", "-1")} }, Needs: "restore"},
-	{Body: "local d = redis.call('DUMP', KEYS[1]) if not d then return 'none' end " +
+	{Body: "if redis.call('TYPE', KEYS[1]).ok == 'hash' and redis.call('OBJECT', 'ENCODING', KEYS[1]) == 'hashtable' " +
+		"then return 'skip' end local d = redis.call('DUMP', KEYS[1]) if not d then return 'none' end " +
 		"return redis.pcall('RESTORE', KEYS[2], 0, d)", Keys: 2, Args: noArgs, Needs: "restore"},
 }
 

@@ -216,7 +216,8 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 		}
 		endsChunk := (name == "SPOP" && !st.predMulti) || (isBare(c, "EXEC") && st.predMulti && hasSpop(st.predQueue)) ||
 			(rl.endsChunk != nil && !st.predMulti && rl.endsChunk(c)) ||
-			syncAfter(c, st.predQueue) || watchedExec
+			syncAfter(c, st.predQueue) || watchedExec || (!st.predMulti && knownEndsChunk(c)) ||
+			(isBare(c, "EXEC") && st.predMulti && slices.ContainsFunc(st.predQueue, knownEndsChunk))
 		it := item{cmd: c, idx: j}
 		if rl.probes != nil && !st.predMulti {
 			ps := rl.probes(c)
@@ -331,6 +332,9 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 				if kd := knownReply(it.cmd, a, b); kd != nil {
 					st.r.Known[kd.name]++
 					why = ""
+					if kd.resync != nil {
+						resync = kd.resync(it.cmd) // the command ended its chunk (knownEndsChunk)
+					}
 				}
 			}
 			if why == "" && it.cmd.Name() == "SPOP" && !st.inMulti {
@@ -346,7 +350,7 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 			return 0, m, nil
 		}
 		if len(resync) > 0 {
-			if k != len(items)-1 {
+			if !onlyHiddenAfter(k) {
 				return 0, nil, fmt.Errorf("internal: %s asks for a resync but does not end its chunk", quoteCmd(it.cmd))
 			}
 			fixes = append(fixes, fix{del: resync})
@@ -452,16 +456,20 @@ func (r *Runner) compareExec(queued []Cmd, a, b *Reply) (string, []string) {
 	if !a.IsAgg() || !b.IsAgg() || a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || len(b.Elems) != len(queued) {
 		return "replies differ", nil
 	}
+	var resync []string
 	for k, qc := range queued {
 		if why, _ := compare(qc, a.Elems[k], b.Elems[k], nil); why != "" {
-			if kd := knownReply(qc, a.Elems[k], b.Elems[k]); kd != nil {
+			if kd := knownReply(qc, a.Elems[k], b.Elems[k]); kd != nil && (kd.resync == nil || k == len(queued)-1) {
 				r.Known[kd.name]++
+				if kd.resync != nil {
+					resync = kd.resync(qc)
+				}
 				continue
 			}
 			return fmt.Sprintf("reply %d of the transaction (%s): %s", k+1, quoteCmd(qc), why), nil
 		}
 	}
-	return "", nil
+	return "", resync
 }
 
 func popped(r *Reply) []string {

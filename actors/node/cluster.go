@@ -7,6 +7,7 @@ import (
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/bus"
 	"github.com/slotd/slotd/netio"
+	"github.com/slotd/slotd/slots"
 )
 
 // startCluster starts the cluster actor of a cluster-enabled node: it loads
@@ -37,7 +38,10 @@ func startCluster(n *Node) (func(), error) {
 				n.Server.DeliverPublish(d.Channel, d.Message)
 			}
 		},
-		OnTable: n.Server.ShardSlotsLost,
+		OnTable: func(t *slots.Table) {
+			n.Server.ShardSlotsLost(t)
+			shards.RedirectBlocked()
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -255,7 +255,11 @@ func parseScore(b []byte) (float64, bool) {
 // checked: see Verify). Bytes after the value are ignored, as RESTORE
 // ignores them.
 func Decode(payload []byte) (*Object, error) {
-	r := &reader{b: payload}
+	return (&reader{b: payload}).object()
+}
+
+// object reads one value: its type byte and its serialization.
+func (r *reader) object() (*Object, error) {
 	t, err := r.next()
 	if err != nil {
 		return nil, err

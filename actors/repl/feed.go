@@ -71,7 +71,9 @@ func (f *feed) Frame(kind byte, sh int, offset int64, payload []byte) bool {
 // send writes a frame that belongs to no shard's order (ping, GETACK,
 // publish).
 func (f *feed) send(kind byte, payload []byte) {
-	f.Frame(kind, 0, 0, payload)
+	if f.Frame(kind, 0, 0, payload) && kind == frameGetAck {
+		f.conn.Flush() // WAIT is waiting: no coalescing delay
+	}
 }
 
 func (f *feed) kill(why string) {

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -330,6 +329,39 @@ func (m *Manager) ReplOffset() int64 {
 		return sum(l.appliedVec())
 	}
 	return sum(m.shards.Offsets())
+}
+
+// Status is the replication state the cluster actor needs for a replica
+// (failover eligibility and rank).
+type Status struct {
+	Replica    bool
+	Host       string
+	Port       int
+	LinkUp     bool
+	DownSince  time.Time // when the link went down (zero while up)
+	LastIO     time.Time // last frame from the primary
+	Syncing    bool      // full sync in progress
+	ReplOffset int64     // see ReplOffset
+}
+
+// Status reports the node's replication state.
+func (m *Manager) Status() Status {
+	m.mu.Lock()
+	l := m.link
+	m.mu.Unlock()
+	if l == nil {
+		return Status{ReplOffset: sum(m.shards.Offsets())}
+	}
+	st := Status{Replica: true, Host: l.host, Port: l.port, ReplOffset: sum(l.appliedVec())}
+	st.LinkUp = l.state.Load() == linkConnected
+	st.Syncing = l.state.Load() == linkSync
+	if !st.LinkUp {
+		st.DownSince = time.UnixMilli(l.downSince.Load())
+	}
+	if io := l.lastIO.Load(); io > 0 {
+		st.LastIO = time.UnixMilli(io)
+	}
+	return st
 }
 
 // Offsets returns the node's own stream offsets, one per shard.
@@ -759,15 +791,16 @@ func (m *Manager) Role(w *resp.Writer) {
 	w.Array(3)
 	w.BulkString("master")
 	w.Int(sum(m.shards.Offsets()))
+	// Like Redis, ROLE lists the replicas that are online.
 	n := 0
 	for _, f := range feeds {
-		if f.port != 0 {
+		if f.state.Load() == feedOnline {
 			n++
 		}
 	}
 	w.Array(n)
 	for _, f := range feeds {
-		if f.port == 0 {
+		if f.state.Load() != feedOnline {
 			continue
 		}
 		w.Array(3)
@@ -892,5 +925,3 @@ func (l *link) stateName() string {
 	}
 	return "connect"
 }
-
-var _ = strings.ToLower

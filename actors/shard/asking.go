@@ -190,3 +190,55 @@ func errText(b []byte) string {
 	}
 	return string(b[1 : len(b)-2])
 }
+
+// RedirectBlocked tells every shard to check its blocked clients against
+// the routing table just published: a client blocked on a key whose slot
+// this node no longer serves (and is not importing) gets -MOVED (or
+// -CLUSTERDOWN) at once instead of waiting for a push that will never
+// come here, as Redis's clusterRedirectBlockedClientIfNeeded.
+func (g *Group) RedirectBlocked() {
+	for i := range g.shards {
+		g.Do(i, func(s *Shard) { s.redirectBlocked() })
+	}
+}
+
+func (s *Shard) redirectBlocked() {
+	if len(s.blocked) == 0 {
+		return
+	}
+	t := s.routingTable()
+	if t == nil {
+		return
+	}
+	seen := map[*blocked]bool{}
+	for _, list := range s.blocked {
+		for _, bl := range list {
+			if bl.done || seen[bl] || bl.cmd.Slot < 0 {
+				continue
+			}
+			seen[bl] = true
+			slot := int(bl.cmd.Slot)
+			owner := int(t.Owner[slot])
+			_, importing := t.Importing[slot]
+			var msg string
+			switch {
+			case !t.OK:
+				msg = "CLUSTERDOWN The cluster is down"
+			case owner == t.Self || importing:
+				continue
+			case t.Master >= 0 && owner == t.Master && !bl.cmd.Spec.Write():
+				continue
+			case owner == slots.NoOwner:
+				msg = "CLUSTERDOWN Hash slot not served"
+			default:
+				msg = "MOVED " + strconv.Itoa(slot) + " " + t.Nodes[owner].Endpoint()
+			}
+			s.unpark(bl)
+			b := bl.b
+			b.Out.Proto = int(bl.cmd.Proto)
+			b.Out.Error(msg)
+			b.Ends = append(b.Ends, len(b.Out.B))
+			s.finish(b)
+		}
+	}
+}

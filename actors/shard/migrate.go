@@ -32,8 +32,9 @@ import (
 
 func init() {
 	command.Register(keySpec(command.Spec{Name: "migrate", Arity: -6, Flags: []string{"write"},
-		Keys: migrateKeys, Categories: []string{"keyspace", "write", "slow", "dangerous"},
-		Tips: []string{"nondeterministic_output"}, Since: "2.6.0",
+		First: 3, Last: 3, Step: 1, Keys: migrateKeys,
+		Categories: []string{"keyspace", "write", "slow", "dangerous"},
+		Tips:       []string{"nondeterministic_output"}, Since: "2.6.0",
 		Summary: "Atomically transfer a key from a Redis instance to another one.", Handler: Handler(cmdMigrate)}))
 }
 
@@ -265,7 +266,12 @@ func (job *migrateJob) run() {
 func (job *migrateJob) try() bool {
 	mc, err := migratePool.get(job.addr, job.timeout)
 	if err != nil {
-		job.errMsg = "IOERR error or timeout connecting to the client"
+		// Redis connects without blocking and finds a refused connection
+		// only when it writes; only a connect timeout is reported as such.
+		job.errMsg = "IOERR error or timeout writing to target instance"
+		if isTimeout(err) {
+			job.errMsg = "IOERR error or timeout connecting to the client"
+		}
 		return false
 	}
 	var w resp.Writer

@@ -173,21 +173,6 @@ func (g *Group) OffsetsAfter(reply func([]int64)) {
 	g.each(func(s *Shard) { out[s.ID] = s.repl.offset.Load() }, func() { reply(out) })
 }
 
-// Resync turns sink's feed in shard i into a full-sync feed: nothing is
-// snapshotted yet. start is the current stream offset.
-func (g *Group) Resync(i int, sink Sink, reply func(start int64)) {
-	g.Do(i, func(s *Shard) {
-		r := &s.repl
-		if j := r.find(sink); j >= 0 {
-			r.dropFeed(j)
-		}
-		if r.on {
-			r.feeds = append(r.feeds, &feedState{sink: sink, syncing: true, next: s.ID})
-		}
-		reply(r.offset.Load())
-	})
-}
-
 // Detach forgets sink in every shard.
 func (g *Group) Detach(sink Sink, done func()) {
 	g.each(func(s *Shard) {

@@ -33,6 +33,11 @@ func (c *Call) restoreValue(payload []byte) (restored, error) {
 	if err != nil {
 		return restored{}, err
 	}
+	return c.restoreObject(o)
+}
+
+// restoreObject builds a value from a decoded object (RESTORE, RDB load).
+func (c *Call) restoreObject(o *rdb.Object) (restored, error) {
 	switch o.Kind {
 	case rdb.KindString:
 		return restored{kind: keyspace.KindString, str: o.Str}, nil

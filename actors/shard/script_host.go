@@ -171,7 +171,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		// Scripts replicate their effects, each write as it streams itself.
 		s.propagateAfter(c, spec, args, len(w.B) > mark && w.B[mark] == '-')
 	}
-	if write && !c.unchanged && (len(s.blocked) > 0 || len(s.watched) > 0) &&
+	if write && !c.unchanged && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) &&
 		(len(w.B) == mark || w.B[mark] != '-') {
 		for _, k := range idx {
 			s.signal(args[k])
@@ -264,6 +264,20 @@ func (h *scriptHost) loopCommand(spec *command.Spec, args [][]byte, w *resp.Writ
 		default:
 			w.OK()
 		}
+	case "publish", "spublish":
+		// Scripts may publish (tracking.go: Tracking.Publish); SPUBLISH's
+		// channel routes like a key.
+		pub := h.s.group.Tracking.Publish
+		if pub == nil {
+			return errScriptNotAllow
+		}
+		sharded := spec.Name == "spublish"
+		if sharded {
+			if msg := h.local(slots.HashSlot(args[1]), false); msg != "" {
+				return msg
+			}
+		}
+		w.Int(pub(args[1], args[2], sharded))
 	case "time":
 		now := time.Now().UnixMicro()
 		w.Array(2)

@@ -39,6 +39,9 @@ type Stats struct {
 	Hits, Misses, Expired, ExpiredStale atomic.Int64
 	Commands                            atomic.Int64
 	Blocked                             atomic.Int64
+	// Dirty counts writes that changed something (save rules, INFO
+	// rdb_changes_since_last_save).
+	Dirty atomic.Int64
 }
 
 // Shard is one shard actor's state. Only the actor touches it.
@@ -87,7 +90,7 @@ func (s *Shard) Receive(ctx actor.Context) { s.handle(ctx.Message()) }
 
 func (s *Shard) handle(msg any) {
 	if s.holdForMigrate(msg) || s.holdForScript(msg) {
-		if len(s.repl.pending) > 0 && !s.script.offloaded {
+		if !s.script.offloaded && len(s.repl.pending) > 0 {
 			s.publish() // a resumed MIGRATE or script batch may have written
 		}
 		return
@@ -104,7 +107,7 @@ func (s *Shard) handle(msg any) {
 	case func(*Shard):
 		m(s)
 	}
-	if len(s.repl.pending) > 0 && !s.script.offloaded {
+	if !s.script.offloaded && len(s.repl.pending) > 0 {
 		s.publish()
 	}
 }
@@ -187,6 +190,9 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	}
 	if cmd.Track&TrackRead != 0 && cmd.Spec.ReadOnly() {
 		s.trackRead(cmd)
+	}
+	if cmd.Spec.Write() && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+		s.Stats.Dirty.Add(1)
 	}
 	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) && !s.call.unchanged &&
 		(len(b.Out.B) == mark || b.Out.B[mark] != '-') {

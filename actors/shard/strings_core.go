@@ -308,6 +308,8 @@ func (c *Call) propagateSet(key, val []byte, at int64, keepTTL bool) {
 		c.Propagate(cmdSET, key, val, argPXAT, strconv.AppendInt(nil, at, 10))
 	case keepTTL:
 		c.Propagate(cmdSET, key, val, argKEEPTTL)
+	case len(c.Args) == 3 && c.Cmd != nil && c.Cmd.Spec.Name == "set":
+		// Plain SET key value: streamed as sent (the default), no copy.
 	default:
 		c.Propagate(cmdSET, key, val)
 	}

@@ -40,6 +40,10 @@ type Tracking struct {
 	Tracker Tracker
 	// BcastClients counts clients in BCAST mode (set by netio).
 	BcastClients atomic.Int64
+	// Publish runs PUBLISH (shard false) or SPUBLISH for scripts and
+	// returns the number of receivers; set by netio. It lives here, next
+	// to the tracker, as the other hook from the shards to the loops.
+	Publish func(channel, message []byte, shard bool) int64
 	// MaxKeys mirrors tracking-table-max-keys (0: unbounded).
 	MaxKeys atomic.Int64
 	// keys is the number of tracked keys over all shards.
@@ -92,18 +96,22 @@ func (s *Shard) trackKey(slot int, key []byte, id int64) {
 	}
 	m[string(key)] = append(ids, id)
 	if lim := s.group.Tracking.MaxKeys.Load(); lim > 0 {
-		s.trackEvict(int(lim/int64(s.n)) + 1)
+		s.trackEvict(int((lim+int64(s.n)-1)/int64(s.n)), key)
 	}
 }
 
 // trackEvict keeps this shard's share of tracking-table-max-keys by
-// invalidating arbitrary keys (Redis picks random ones too).
-func (s *Shard) trackEvict(limit int) {
+// invalidating arbitrary keys (Redis picks random ones too), except the
+// one just read.
+func (s *Shard) trackEvict(limit int, keep []byte) {
 	t := &s.trk
 	for slot, m := range t.slots {
 		for k := range m {
 			if t.n <= limit {
 				return
+			}
+			if k == string(keep) {
+				continue
 			}
 			s.trackInvalidateIn(slot, []byte(k), false)
 		}

@@ -149,7 +149,7 @@ func loadKeys(t *testing.T, addrs []string, n int) func() map[string]string {
 	pipe := cc.Pipeline()
 	for i := 0; i < n; i++ {
 		k := "data:" + strconv.Itoa(i)
-		switch i % 5 {
+		switch i % 6 {
 		case 0, 1:
 			pipe.Set(bg, k, strings.Repeat("x", i%50)+strconv.Itoa(i), 0)
 		case 2:
@@ -159,6 +159,8 @@ func loadKeys(t *testing.T, addrs []string, n int) func() map[string]string {
 		case 4:
 			pipe.ZAdd(bg, k, redis.Z{Score: float64(i), Member: "m"}, redis.Z{Score: 1.5, Member: "n"})
 			pipe.Expire(bg, k, time.Hour)
+		case 5:
+			pipe.SAdd(bg, k, i, "s", 3)
 		}
 	}
 	_, err := pipe.Exec(bg)
@@ -225,24 +227,31 @@ func sameDigests(t *testing.T, before, after map[string]string) {
 	assert.Zero(t, bad, "keys lost or changed, e.g. %v", sample)
 }
 
+// TestReshardUnderLoad moves slots with redis-cli --cluster reshard while
+// a ClusterClient reads and writes: no key lost or changed (DEBUG
+// DIGEST-VALUE before and after), no client error beyond the redirects it
+// follows, --cluster check clean. SLOTD_RESHARD_FULL=1 runs the issue's
+// acceptance size (50 000 keys, 4 000 slots).
 func TestReshardUnderLoad(t *testing.T) {
 	needTools(t, "redis-cli")
 	t.Parallel()
+	nKeys, nSlots := 10000, 300
+	if os.Getenv("SLOTD_RESHARD_FULL") != "" {
+		nKeys, nSlots = 50000, 4000
+	}
 	procs, addrs := createCluster(t, 3)
-	digest := loadKeys(t, addrs, 10000)
+	digest := loadKeys(t, addrs, nKeys)
 	before := digest()
 	tr := startTraffic(addrs, 4)
 
 	from, to := nodeID(t, procs[0]), nodeID(t, procs[1])
 	start := time.Now()
-	out, err := run(t, 5*time.Minute, "redis-cli", "--cluster", "reshard", addrs[0], "--cluster-from", from,
-		"--cluster-to", to, "--cluster-slots", "300", "--cluster-yes")
+	out, err := run(t, 10*time.Minute, "redis-cli", "--cluster", "reshard", addrs[0], "--cluster-from", from,
+		"--cluster-to", to, "--cluster-slots", strconv.Itoa(nSlots), "--cluster-yes")
 	require.NoError(t, err, out)
 	elapsed := time.Since(start)
 	require.NotContains(t, out, "[ERR]", out)
-	moved := strings.Count(out, "Moving slot")
-	t.Logf("reshard of 300 slots: %v (%.0f slots/s)", elapsed, 300/elapsed.Seconds())
-	_ = moved
+	t.Logf("reshard of %d slots under load: %v (%.0f slots/s)", nSlots, elapsed, float64(nSlots)/elapsed.Seconds())
 
 	tr.finish(t)
 	sameDigests(t, before, digest())
@@ -255,8 +264,8 @@ func TestReshardUnderLoad(t *testing.T) {
 
 func TestAddNodeRebalanceDelNode(t *testing.T) {
 	needTools(t, "redis-cli")
-	if testing.Short() {
-		t.Skip("two full rebalances take about two minutes")
+	if testing.Short() || os.Getenv("SLOTD_SLOW_TESTS") == "" {
+		t.Skip("two rebalances of 4096 slots take about a minute: set SLOTD_SLOW_TESTS=1")
 	}
 	t.Parallel()
 	procs, addrs := createCluster(t, 3)

@@ -1,0 +1,179 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/slots"
+)
+
+// loadBatch is how many keys go to a shard in one message.
+const loadBatch = 512
+
+// Load reads the snapshot file, if there is one, into the shards (adding
+// to what they hold, a key in the file replacing one of the same name).
+// A missing file is not an error. Keys whose expiry has passed are left
+// out, as a Redis primary does.
+func (m *Manager) Load() error {
+	b, err := os.ReadFile(m.Path())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", m.Path(), err)
+	}
+	m.loading.Store(true)
+	defer m.loading.Store(false)
+	start := time.Now()
+	n, expired, err := m.loadBytes(b)
+	if err != nil {
+		return fmt.Errorf("loading %s: %w", m.Path(), err)
+	}
+	m.lastKeys.Store(int64(n))
+	m.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", n, expired)
+	m.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
+	return nil
+}
+
+// loadBytes parses a whole file and stores its keys.
+func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
+	f, ver, err := rdb.NewFileReader(b)
+	if err != nil {
+		return 0, 0, err
+	}
+	now := time.Now().UnixMilli()
+	pending := make([][]shard.LoadedKey, m.g.N())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	flush := func(i int) {
+		keys := pending[i]
+		pending[i] = nil
+		if len(keys) == 0 {
+			return
+		}
+		wg.Add(1)
+		m.g.LoadKeys(i, keys, func(c int, e error) {
+			mu.Lock()
+			loaded += c
+			if e != nil && firstErr == nil {
+				firstErr = e
+			}
+			mu.Unlock()
+			wg.Done()
+		})
+	}
+	fail := func(e error) (int, int, error) {
+		wg.Wait()
+		return 0, 0, fmt.Errorf("%w (at offset %d)", e, f.Pos())
+	}
+	expire := int64(0)
+	for {
+		op, err := f.Byte()
+		if err != nil {
+			return fail(errors.New("short read or OOM loading DB. Unrecoverable error, aborting now"))
+		}
+		switch op {
+		case rdb.OpEOF:
+			if ver >= 5 {
+				pos := f.Pos()
+				want, err := f.Uint64()
+				if err != nil {
+					return fail(errors.New("short read loading the checksum"))
+				}
+				if want != 0 && rdb.CRC64(0, b[:pos]) != want {
+					return fail(errors.New("wrong RDB checksum"))
+				}
+			}
+			for i := range pending {
+				flush(i)
+			}
+			wg.Wait()
+			if firstErr != nil {
+				return loaded, expired, firstErr
+			}
+			return loaded, expired, nil
+		case rdb.OpAux:
+			if _, err := f.String(); err != nil {
+				return fail(err)
+			}
+			if _, err := f.String(); err != nil {
+				return fail(err)
+			}
+		case rdb.OpSelectDB:
+			db, err := f.Len()
+			if err != nil {
+				return fail(err)
+			}
+			if db != 0 {
+				return fail(fmt.Errorf("the file has keys in DB %d: a cluster node has only DB 0", db))
+			}
+		case rdb.OpResizeDB:
+			if _, err := f.Len(); err != nil {
+				return fail(err)
+			}
+			if _, err := f.Len(); err != nil {
+				return fail(err)
+			}
+		case rdb.OpExpireTimeMS:
+			v, err := f.Uint64()
+			if err != nil {
+				return fail(err)
+			}
+			expire = int64(v)
+		case rdb.OpExpireTime:
+			v, err := f.Uint32()
+			if err != nil {
+				return fail(err)
+			}
+			expire = int64(v) * 1000
+		case rdb.OpIdle:
+			if _, err := f.Len(); err != nil {
+				return fail(err)
+			}
+		case rdb.OpFreq:
+			if _, err := f.Byte(); err != nil {
+				return fail(err)
+			}
+		case rdb.OpFunction2:
+			// A Redis 7 function library: slotd has no functions (FUNCTION
+			// is not implemented), so libraries are dropped with a warning.
+			if _, err := f.String(); err != nil {
+				return fail(err)
+			}
+			m.log.Warn().Msg("RDB file holds a function library; slotd does not support functions: skipped")
+		case rdb.OpFunctionPreGA, rdb.OpModuleAux:
+			return fail(fmt.Errorf("unsupported RDB opcode %d (module or pre-GA function data)", op))
+		default:
+			key, err := f.String()
+			if err != nil {
+				return fail(err)
+			}
+			key = append([]byte(nil), key...)
+			o, err := f.Object(op)
+			if err != nil {
+				if errors.Is(err, rdb.ErrUnsupported) {
+					return fail(fmt.Errorf("key %q has a value type slotd does not support (RDB type %d)", key, op))
+				}
+				return fail(err)
+			}
+			exp := expire
+			expire = 0
+			if exp != 0 && exp <= now {
+				expired++
+				continue
+			}
+			slot := slots.HashSlot(key)
+			i := m.g.Of(slot)
+			pending[i] = append(pending[i], shard.LoadedKey{Slot: slot, Key: key, Expire: exp, Obj: o})
+			if len(pending[i]) >= loadBatch {
+				flush(i)
+			}
+		}
+	}
+}

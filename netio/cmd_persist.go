@@ -1,0 +1,141 @@
+package netio
+
+// SAVE, BGSAVE, LASTSAVE and DEBUG RELOAD over the snapshot manager
+// (actors/persist). A save never blocks the event loop: SAVE's reply is
+// deferred until the file is written (other clients keep being served,
+// unlike Redis, whose SAVE stops the server).
+
+import (
+	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/netio/command"
+)
+
+func init() {
+	cats := []string{"admin", "slow", "dangerous"}
+	command.Register(
+		&command.Spec{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+			Categories: cats, Group: "server", Since: "1.0.0",
+			Summary: "Synchronously save the dataset to disk", Handler: LoopHandler(cmdSave)},
+		&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			Categories: cats, Group: "server", Since: "1.0.0",
+			Summary: "Asynchronously save the dataset to disk", Handler: LoopHandler(cmdBgsave)},
+		&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
+			Categories: []string{"admin", "fast", "dangerous"}, Tips: []string{"nondeterministic_output"},
+			Group: "server", Since: "1.0.0",
+			Summary: "Get the UNIX time stamp of the last successful save to disk", Handler: LoopHandler(cmdLastsave)},
+	)
+	RegisterDebug("reload", []string{"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+		"    Save the RDB on disk and reload it back to memory. By default it will save",
+		"    the RDB file and load it back.",
+		"    NOFLUSH: the existing database is not removed before load.",
+		"    MERGE: merge the loaded keys (implies NOFLUSH).",
+		"    NOSAVE: the database will be loaded from an existing RDB file."}, -2, debugReload)
+}
+
+const errNoPersist = "ERR snapshots are not available on this server"
+
+func cmdSave(x *Ctx) {
+	p := x.S.Persist
+	if p == nil {
+		x.W.Error(errNoPersist)
+		return
+	}
+	x.Defer(func(d *Deferred) {
+		go func() {
+			err := p.Save()
+			switch {
+			case err == persist.ErrInProgress:
+				d.W.Error(err.Error())
+			case err != nil:
+				d.W.Error("ERR")
+			default:
+				d.W.OK()
+			}
+			d.Done()
+		}()
+	})
+}
+
+func cmdBgsave(x *Ctx) {
+	p := x.S.Persist
+	if p == nil {
+		x.W.Error(errNoPersist)
+		return
+	}
+	schedule := false
+	if len(x.Args) > 1 {
+		if len(x.Args) > 2 || !argIs(x.Args[1], "schedule") {
+			x.W.Error("ERR syntax error")
+			return
+		}
+		schedule = true
+	}
+	if err := p.BGSave(nil); err != nil {
+		if schedule {
+			// The save-rule ticker starts another one once this ends if
+			// changes are pending; a scheduled save is not queued apart.
+			x.W.Simple("Background saving scheduled")
+			return
+		}
+		x.W.Error(err.Error())
+		return
+	}
+	x.S.Log.Info().Msg("Background saving started")
+	x.W.Simple("Background saving started")
+}
+
+func cmdLastsave(x *Ctx) {
+	if x.S.Persist == nil {
+		x.W.Int(x.S.started.Unix())
+		return
+	}
+	x.W.Int(x.S.Persist.LastSave())
+}
+
+// debugReload saves (unless NOSAVE), empties the shards (unless NOFLUSH or
+// MERGE) and loads the file back.
+func debugReload(x *Ctx) {
+	p := x.S.Persist
+	if p == nil {
+		x.W.Error(errNoPersist)
+		return
+	}
+	save, flush := true, true
+	for _, a := range x.Args[2:] {
+		switch {
+		case argIs(a, "merge"), argIs(a, "noflush"):
+			flush = false
+		case argIs(a, "nosave"):
+			save = false
+		default:
+			x.W.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
+			return
+		}
+	}
+	g, log := x.S.shards, x.S.Log
+	x.Defer(func(d *Deferred) {
+		go func() {
+			if save {
+				if err := p.Save(); err != nil {
+					d.W.Error("ERR Error trying to save the DB")
+					d.Done()
+					return
+				}
+			}
+			if flush {
+				done := make(chan struct{})
+				g.DropAll(func() { close(done) })
+				<-done
+			}
+			if err := p.Load(); err != nil {
+				log.Warn().Err(err).Msg("DEBUG RELOAD failed loading the RDB")
+				d.W.Error("ERR Error trying to load the RDB dump, check server logs.")
+				d.Done()
+				return
+			}
+			log.Info().Msg("DB reloaded by DEBUG RELOAD")
+			d.W.OK()
+			d.Done()
+		}()
+	})
+}
