@@ -1,7 +1,10 @@
 package netio
 
 import (
+	"errors"
+
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/config"
 )
 
 // CONFIG GET|SET|RESETSTAT|REWRITE|HELP, backed by netio/config.
@@ -64,15 +67,20 @@ func configResetStat(x *Ctx) {
 	x.W.OK()
 }
 
-// configRewrite: rewriting a config file is not implemented yet. Without a
-// file Redis's own error is the right answer; with one, say plainly that
-// nothing was written.
+// configRewrite rewrites the config file with the running values
+// (config.Rewrite).
 func configRewrite(x *Ctx) {
-	if x.S.Cfg.File() == "" {
-		x.W.Error("ERR The server is running without a config file")
-		return
+	err := x.S.Cfg.Rewrite()
+	switch {
+	case err == nil:
+		x.S.Log.Info().Msg("CONFIG REWRITE executed with success.")
+		x.W.OK()
+	case errors.Is(err, config.ErrNoConfigFile):
+		x.W.Error("ERR " + err.Error())
+	default:
+		x.S.Log.Warn().Err(err).Msg("CONFIG REWRITE failed")
+		x.W.Error("ERR Rewriting config file: " + err.Error())
 	}
-	x.W.Error("ERR Rewriting config file: CONFIG REWRITE is not supported by slotd yet")
 }
 
 func configHelp(x *Ctx) {

@@ -6,8 +6,15 @@ package netio
 // unlike Redis, whose SAVE stops the server).
 
 import (
+	"strconv"
+	"sync"
+
 	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
 )
 
 func init() {
@@ -30,6 +37,77 @@ func init() {
 		"    NOFLUSH: the existing database is not removed before load.",
 		"    MERGE: merge the loaded keys (implies NOFLUSH).",
 		"    NOSAVE: the database will be loaded from an existing RDB file."}, -2, debugReload)
+	RegisterDebug("populate", []string{"POPULATE <count> [<prefix>] [<size>]",
+		"    Create <count> string keys named key:<num>. If <prefix> is specified then",
+		"    it is used instead of the 'key' prefix. These are not propagated to",
+		"    replicas. Cluster slots are not respected so keys not belonging to the",
+		"    current node can be created in cluster mode."}, -3, debugPopulate)
+}
+
+// debugPopulate creates count keys prefix:N holding "value:N" (zero-padded
+// or cut to size bytes when size is given), leaving existing keys alone.
+// The keys are built off the loop and handed to the shards in batches.
+func debugPopulate(x *Ctx) {
+	const errPositive = "ERR value is out of range, must be positive"
+	if len(x.Args) > 5 {
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+			"'. Try DEBUG HELP.")
+		return
+	}
+	count, ok := resp.ParseInt(x.Args[2])
+	if !ok || count < 0 {
+		x.W.Error(errPositive)
+		return
+	}
+	prefix := "key"
+	if len(x.Args) > 3 {
+		prefix = string(x.Args[3])
+	}
+	size := int64(-1)
+	if len(x.Args) > 4 {
+		if size, ok = resp.ParseInt(x.Args[4]); !ok || size < 0 {
+			x.W.Error(errPositive)
+			return
+		}
+	}
+	g := x.S.shards
+	x.Defer(func(d *Deferred) {
+		go func() {
+			pending := make([][]shard.LoadedKey, g.N())
+			var wg sync.WaitGroup
+			flush := func(i int) {
+				if len(pending[i]) == 0 {
+					return
+				}
+				wg.Add(1)
+				g.LoadKeys(i, pending[i], func(int, error) { wg.Done() })
+				pending[i] = nil
+			}
+			for j := int64(0); j < count; j++ {
+				n := strconv.FormatInt(j, 10)
+				key := []byte(prefix + ":" + n)
+				val := []byte("value:" + n)
+				if size >= 0 {
+					v := make([]byte, size)
+					copy(v, val)
+					val = v
+				}
+				slot := slots.HashSlot(key)
+				i := g.Of(slot)
+				pending[i] = append(pending[i], shard.LoadedKey{Slot: slot, Key: key, Keep: true,
+					Obj: &rdb.Object{Kind: rdb.KindString, Str: val}})
+				if len(pending[i]) >= 1024 {
+					flush(i)
+				}
+			}
+			for i := range pending {
+				flush(i)
+			}
+			wg.Wait()
+			d.W.OK()
+			d.Done()
+		}()
+	})
 }
 
 const errNoPersist = "ERR snapshots are not available on this server"

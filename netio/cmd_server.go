@@ -30,8 +30,7 @@ func init() {
 			Handler: LoopHandler(cmdShutdown)},
 	)
 	RegisterDebug("sleep", []string{"SLEEP <seconds>",
-		"    Delay the reply of this connection for <seconds>. Decimals allowed.",
-		"    Unlike Redis, other connections are not stopped."}, 3, debugSleep)
+		"    Stop the server for <seconds>. Decimals allowed."}, 3, debugSleep)
 	RegisterDebug("trace", []string{"TRACE [<count>]",
 		"    Return the <count> (default 100, 0 for all) most recent actor trace records,",
 		"    oldest first (see the trace-actors directive)."}, -2, debugTrace)
@@ -122,8 +121,9 @@ func debugHelp(x *Ctx) {
 	writeHelp(x.W, "DEBUG", lines)
 }
 
-// debugSleep delays this connection's reply (and so every later reply on
-// it) without blocking the event loop.
+// debugSleep freezes the whole node for the given time (Server.PauseFor):
+// no client command runs and the cluster bus answers nothing, as when
+// redis-server sleeps; the caller gets +OK at the end.
 func debugSleep(x *Ctx) {
 	secs := parseFloatPrefix(string(x.Args[2]))
 	var d time.Duration
@@ -134,6 +134,7 @@ func debugSleep(x *Ctx) {
 	default:
 		d = time.Duration(secs * float64(time.Second))
 	}
+	x.S.PauseFor(d)
 	x.Defer(func(def *Deferred) {
 		time.AfterFunc(d, func() {
 			def.W.OK()

@@ -89,8 +89,11 @@ func TestConfigRewriteWithFile(t *testing.T) {
 	t.Cleanup(nd.Stop)
 	w := dialWire(t, "127.0.0.1:"+strconv.Itoa(port))
 	require.Contains(t, w.do("INFO", "server"), "config_file:"+file+"\r\n")
-	require.Equal(t, "-ERR Rewriting config file: CONFIG REWRITE is not supported by slotd yet\r\n",
-		w.do("CONFIG", "REWRITE"))
+	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "hz", "33"))
+	require.Equal(t, "+OK\r\n", w.do("CONFIG", "REWRITE"))
+	again := config.New()
+	require.NoError(t, again.LoadArgs([]string{file}))
+	require.Equal(t, "33", again.String("hz"))
 }
 
 // redis-benchmark reads CONFIG GET save/appendonly, then sends its load

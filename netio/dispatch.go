@@ -97,7 +97,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	if !spec.ArityOK(len(args)) {
 		return nil, "ERR wrong number of arguments for '" + spec.Name + "' command"
 	}
-	if !cl.authed && !spec.Is("no_auth") {
+	if !cl.authed && !spec.NoAuth() {
 		return nil, "NOAUTH Authentication required."
 	}
 	if s.replGate.Load() != 0 {
@@ -159,7 +159,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			}
 		}
 		g.order = append(g.order, src{kind: srcShard, idx: uint16(i)})
-		if !inTx && spec.Is("blocking") {
+		if !inTx && spec.Blocking() {
 			// Nothing after a blocking command runs before it is served:
 			// stop reading this client's input until its reply is out.
 			cl.paused = true
@@ -167,7 +167,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			cl.setFlag(clientFlagBlocked, true)
 		}
 	case command.Fanout:
-		if !inTx && !spec.Is("allow_busy") && s.shards.AnyScriptBusy() {
+		if !inTx && !spec.AllowBusy() && s.shards.AnyScriptBusy() {
 			s.replyErr(g, shard.ErrBusy)
 			return
 		}
@@ -190,7 +190,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 // allow_busy commands such as WATCH queue behind it).
 func (s *Server) scriptBusy(cl *client, spec *command.Spec, i int) bool {
 	busy, owner := s.shards.ScriptBusy(i)
-	return busy && owner != uint64(cl.id) && !spec.Is("allow_busy")
+	return busy && owner != uint64(cl.id) && !spec.AllowBusy()
 }
 
 // route computes the slot a shard command runs in and applies the cluster

@@ -218,3 +218,15 @@ func TestShardPubSubClusterSlots(t *testing.T) {
 	require.Equal(t, "+PONG\r\n", w.do("PING"))
 	require.Empty(t, admin.PubSubShardChannels(ctx, "*").Val())
 }
+
+func TestPublishFromScript(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "*3\r\n$9\r\nsubscribe\r\n$1\r\nx\r\n:1\r\n", w.do("SUBSCRIBE", "x"))
+	c := n.Client(t)
+	ctx := context.Background()
+	require.EqualValues(t, 1, c.Eval(ctx, "return redis.call('publish','x','y')", nil).Val())
+	require.Equal(t, "*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$1\r\ny\r\n", w.read())
+	require.EqualValues(t, 0, c.Eval(ctx, "return redis.call('spublish',KEYS[1],'y')", []string{"x"}).Val())
+}

@@ -78,6 +78,9 @@ type Server struct {
 
 	// Shutdown is called by SHUTDOWN (nil: the server just stops).
 	Shutdown func()
+	// pausedUntil is the unix ns a DEBUG SLEEP freezes the node until
+	// (pause.go).
+	pausedUntil atomic.Int64
 	// Persist is the RDB snapshot manager (set before Serve; nil: no
 	// snapshots, SAVE and friends fail).
 	Persist *persist.Manager
@@ -285,6 +288,9 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	cl := c.Context().(*client)
 	if cl.closing || cl.closed {
 		_, _ = c.Discard(-1)
+		return gnet.None
+	}
+	if s.holdIfPaused(c) {
 		return gnet.None
 	}
 	var buf []byte

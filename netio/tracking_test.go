@@ -245,3 +245,17 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 	require.Equal(t, invK, a.read())
 	require.Contains(t, n.Client(t).Info(context.Background(), "stats").Val(), "tracking_total_keys:1")
 }
+
+// Keys a script reads are tracked for the client that ran it; its writes
+// invalidate other readers.
+func TestTrackingScripts(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	a := dialWire(t, n.Addr)
+	b := dialWire(t, n.Addr)
+	a.do("HELLO", "3")
+	require.Equal(t, "+OK\r\n", a.do("CLIENT", "TRACKING", "ON"))
+	require.Equal(t, "_\r\n", a.do("EVAL", "return redis.call('get',KEYS[1])", "1", "k"))
+	require.Equal(t, ":1\r\n", b.do("EVAL", "return redis.call('incr',KEYS[1])", "1", "k"))
+	require.Equal(t, invK, a.read())
+}

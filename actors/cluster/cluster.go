@@ -79,6 +79,10 @@ type Options struct {
 	// TickEvery is the period of State.Tick (0: bus.TickInterval, 100 ms
 	// as Redis's clusterCron).
 	TickEvery time.Duration
+	// Paused reports how long the node stays frozen (DEBUG SLEEP); while
+	// it is, the actor holds bus messages and skips ticks (debug.go). Nil:
+	// never.
+	Paused func() time.Duration
 }
 
 // Cluster is a running cluster actor. It implements netio.Cluster.
@@ -90,6 +94,7 @@ type Cluster struct {
 	listener *peer.Listener
 	stopTick chan struct{}
 	stopOnce sync.Once
+	dbg      *debugState // DEBUG DROP-CLUSTER-PACKET-FILTER & co (debug.go)
 }
 
 // watched are the directives the cluster logic follows at run time.
@@ -118,12 +123,12 @@ func Start(o Options) (*Cluster, error) {
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
 		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
 		deliver: o.Deliver, onTable: o.OnTable,
-		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string])}
+		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
 	if err := a.load(); err != nil {
 		st.close()
 		return nil, err
 	}
-	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{})}
+	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg}
 
 	props := actor.PropsFromProducer(func() actor.Actor { return a },
 		actor.WithReceiverMiddleware(trace.Middleware("cluster", "cluster")))
@@ -249,12 +254,12 @@ type clusterActor struct {
 	// (total_cluster_links_buffer_limit_exceeded).
 	bufLimitExceeded uint64
 	replicate        string // last Effects.Replicate logged
+	dbg              *debugState
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
 // machine, followed by its effects.
 func (a *clusterActor) Receive(ctx actor.Context) {
-	now := time.Now().UnixMilli()
 	if r, ok := ctx.Message().(*request); ok {
 		a.serve(ctx, r)
 		return
@@ -267,7 +272,17 @@ func (a *clusterActor) Receive(ctx actor.Context) {
 				Msgf("cluster bus step panicked on %T", ctx.Message())
 		}
 	}()
-	switch m := ctx.Message().(type) {
+	if a.hold(ctx) {
+		return
+	}
+	a.step(ctx, ctx.Message())
+}
+
+// step runs one message through the state machine and applies the
+// effects.
+func (a *clusterActor) step(ctx actor.Context, msg any) {
+	now := time.Now().UnixMilli()
+	switch m := msg.(type) {
 	case configChanged:
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())
@@ -286,6 +301,9 @@ func (a *clusterActor) Receive(ctx actor.Context) {
 	case *peer.Received:
 		if a.links[m.Link] == nil {
 			return // closed by us; the reader had this frame already
+		}
+		if a.dropped(ctx, now, m) {
+			return
 		}
 		a.st.Receive(now, m.Link, m.Frame)
 	case *peer.Closed:

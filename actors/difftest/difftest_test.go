@@ -192,15 +192,19 @@ func TestReportReplaysInRedisCli(t *testing.T) {
 	for i, v := range vals {
 		seq = append(seq, difftest.Cmd{"SET", "key" + strconv.Itoa(i), v})
 	}
-	r := &difftest.Runner{A: addr, B: addr, Proto: 2}
+	r := &difftest.Runner{A: addr, B: addr, Proto: 2, Chunk: 200}
 	m := &difftest.Mismatch{Index: len(seq), Cmd: difftest.Cmd{"GET", "x"}, Reason: "test"}
 	rep := r.Report(1, len(seq), m, seq, nil)
-	input := rep[strings.Index(rep, "FLUSHALL\n"):]
+	_, input, ok := strings.Cut(rep, difftest.ReproBegin)
+	require.True(t, ok)
+	input, _, ok = strings.Cut(input, difftest.ReproEnd)
+	require.True(t, ok)
 	host, port, _ := strings.Cut(addr, ":")
 	cmd := exec.Command(cli, "-h", host, "-p", port)
 	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
+	require.NotContains(t, string(out), "ERR", "every line must be a valid command")
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer func() { _ = c.Close() }()
 	for i, v := range vals {

@@ -24,6 +24,22 @@ func txOps() []op {
 				}
 			}
 			g.emit("MULTI")
+			if g.p(0.1) { // keyless commands only: no slot binds the transaction
+				for i := 0; i < 1+g.n(2); i++ {
+					switch g.n(4) {
+					case 0:
+						g.emit("SCAN", "0", g.kw("COUNT"), itoa(1+g.n(100)))
+					case 1:
+						g.emit("DBSIZE")
+					case 2:
+						g.emit("KEYS", g.pick(patterns...))
+					default:
+						g.emit("RANDOMKEY")
+					}
+				}
+				g.emit("EXEC")
+				return
+			}
 			for i := 0; i < 1+g.n(6); i++ {
 				switch {
 				case g.p(0.03): // errors at queue time: EXECABORT

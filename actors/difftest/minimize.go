@@ -55,20 +55,40 @@ func Minimize(seq []Cmd, fails func([]Cmd) bool, budget int, deadline time.Time)
 // the same kind of mismatch as m, and returns it with its mismatch.
 func (r *Runner) MinimizeMismatch(seq []Cmd, m *Mismatch, budget int, deadline time.Time) ([]Cmd, *Mismatch) {
 	sig := m.signature(len(seq))
-	if m.Index < len(seq) {
-		seq = seq[:m.Index+1] // later commands cannot matter to a reply
-	}
 	last := m
+	runs := 1
 	fails := func(cand []Cmd) bool {
-		mm, err := r.Run(cand)
-		if err != nil || mm == nil || mm.signature(len(cand)) != sig {
-			return false
+		for i := 0; i < runs; i++ {
+			mm, err := r.Run(cand)
+			if err == nil && mm != nil && mm.signature(len(cand)) == sig {
+				last = mm
+				return true
+			}
 		}
-		last = mm
-		return true
+		return false
 	}
-	if !fails(seq) { // the cut sequence must still fail (it does unless the failure is flaky)
-		return seq, m
+	// Commands after a mismatching reply can still matter: they share its
+	// pipeline. Start from the cut sequence if it fails, else from the
+	// whole; a failure that shows only some of the time gets three tries
+	// per candidate.
+	start := [][]Cmd{seq}
+	if m.Index < len(seq) {
+		start = [][]Cmd{seq[:m.Index+1], seq}
+	}
+	found := false
+	for _, runs = range []int{1, 3} {
+		for _, cand := range start {
+			if fails(cand) {
+				seq, found = cand, true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		return seq, nil // did not reproduce
 	}
 	min := Minimize(seq, fails, budget, deadline)
 	if mm, err := r.Run(min); err == nil && mm != nil {
@@ -137,22 +157,40 @@ func (r *Runner) Report(seed uint64, full int, m *Mismatch, minSeq []Cmd, minM *
 	} else {
 		fmt.Fprintf(&b, "command %d differs: %s\n", m.Index+1, m)
 	}
-	fmt.Fprintf(&b, "shortest failing sequence (%d commands; on an empty server: %s < this):\n", len(minSeq), cli)
+	if minM == nil {
+		b.WriteString("The failure did not reproduce when replayed (it depends on timing): below is the whole sequence.\n")
+	}
+	fmt.Fprintf(&b, "Shortest failing sequence, %d commands. On an empty server: %s < file; the runner pipelines up "+
+		"to %d commands per write, so if one at a time does not show it: (cat file; sleep 1) | nc host port\n",
+		len(minSeq), cli, r.Chunk)
+	b.WriteString(ReproBegin)
 	b.WriteString("FLUSHALL\n")
 	if r.Scripting {
 		b.WriteString("SCRIPT FLUSH\n")
 	}
+	spop := false
 	for _, c := range minSeq {
 		b.WriteString(quoteCmd(c))
 		b.WriteByte('\n')
+		spop = spop || c.Name() == "SPOP"
+	}
+	b.WriteString(ReproEnd)
+	if spop {
+		b.WriteString("(after each SPOP the runner re-adds the popped members, on each server its own)\n")
 	}
 	if minM != nil {
 		where := fmt.Sprintf("command %d", minM.Index+1)
 		if minM.Index >= len(minSeq) {
 			where = "the dataset read-back " + quoteCmd(minM.Cmd)
 		}
-		fmt.Fprintf(&b, "there %s: %s\n", where, minM.Reason)
+		fmt.Fprintf(&b, "There %s: %s\n", where, minM.Reason)
 		fmt.Fprintf(&b, "  slotd: %s\n  redis: %s\n", minM.A, minM.B)
 	}
 	return b.String()
 }
+
+// The lines between these markers of a Report are redis-cli input.
+const (
+	ReproBegin = "----- 8< -----\n"
+	ReproEnd   = "----- >8 -----\n"
+)

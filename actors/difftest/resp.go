@@ -138,7 +138,7 @@ type conn struct {
 // ioTimeout bounds every exchange: nothing the generator sends can block
 // for long (blocking commands time out after 10 ms), so hitting it means a
 // server hung.
-var ioTimeout = 30 * time.Second
+const ioTimeout = 30 * time.Second
 
 // dial connects to addr and switches to RESP3 when proto is 3.
 func dial(addr string, proto int) (*conn, error) {

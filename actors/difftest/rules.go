@@ -85,7 +85,7 @@ var rules = map[string]rule{
 	"RANDOMKEY":   {cmp: shape},
 	// Cursors and page contents of hashtable scans are implementation
 	// details. Outside MULTI the runner iterates a scan to completion and
-	// compares what it returned (see runScan); this rule only sees scans
+	// compares what it returned (run.scan); this rule only sees scans
 	// queued in a transaction.
 	"SCAN":  {cmp: scanShape},
 	"SSCAN": {cmp: scanShape},
@@ -101,16 +101,16 @@ var rules = map[string]rule{
 	// A hashtable-encoded set or hash is dumped in hashtable order; see
 	// dump.go (the CRC must still be right and the elements the same).
 	"DUMP": {cmp: dumpCmp},
-	// Remaining TTLs depend on when each server ran the command: the two
-	// servers run the same pipeline side by side, so allow a little skew.
 	// EXPIRE/PEXPIRE with GT or LT compare the new expiry time with the
 	// current one: when both are about equal (the same relative TTL set
 	// again a few milliseconds later) the answer depends on whether a
 	// millisecond passed in between, on each server separately. Probed: the
 	// key's PTTL just before; inside MULTI (no probe) 0 and 1 are both
 	// accepted. The TTLs themselves stay within the TTL tolerance.
-	"EXPIRE":      {cmp: expireCmp(1000), probes: pttlIfGTLT},
-	"PEXPIRE":     {cmp: expireCmp(1), probes: pttlIfGTLT},
+	"EXPIRE":  {cmp: expireCmp(1000), probes: pttlIfGTLT},
+	"PEXPIRE": {cmp: expireCmp(1), probes: pttlIfGTLT},
+	// Remaining TTLs depend on when each server ran the command: the two
+	// servers run the same pipeline side by side, so allow a little skew.
 	"TTL":         {cmp: near(1)},
 	"PTTL":        {cmp: near(1000)},
 	"EXPIRETIME":  {cmp: near(1)},
@@ -339,7 +339,40 @@ func scanShape(x *cmpIn) string {
 	if msg := scanPageShape(x.a); msg != "" {
 		return msg
 	}
+	if scanPageShape(x.b) != "" {
+		return "replies differ"
+	}
+	// From cursor 0, a page with cursor 0 is the whole iteration: it holds
+	// every element the other side's first page has.
+	pos := scanCursorArg[x.cmd.Name()]
+	if len(x.cmd) <= pos || x.cmd[pos] != "0" {
+		return ""
+	}
+	pairs := x.cmd.Name() == "HSCAN" || x.cmd.Name() == "ZSCAN"
+	ia, ib := items(x.a.Elems[1], pairs), items(x.b.Elems[1], pairs)
+	doneA, doneB := x.a.Elems[0].Str == "0", x.b.Elems[0].Str == "0"
+	switch {
+	case doneA && doneB && !sameMultiset(dedup(ia), dedup(ib)):
+		return "complete iterations with different elements"
+	case doneA && !subset(ib, ia), doneB && !subset(ia, ib):
+		return "a complete iteration misses elements the other side returned"
+	}
 	return ""
+}
+
+func dedup(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+func subset(sub, of []string) bool {
+	for _, x := range sub {
+		if !slices.Contains(of, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanPageShape checks a SCAN-family page: [cursor bulk, array].

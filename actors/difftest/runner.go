@@ -162,7 +162,7 @@ func (r *Runner) Run(seq []Cmd) (*Mismatch, error) {
 	return r.dataset(len(seq))
 }
 
-// isWellFormed reports a command of exactly one argument named name.
+// isBare reports a command of exactly one argument named name.
 func isBare(c Cmd, name string) bool { return len(c) == 1 && strings.EqualFold(c[0], name) }
 
 // predict advances the predicted transaction state past c.

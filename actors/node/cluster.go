@@ -25,6 +25,7 @@ func startCluster(n *Node) (func(), error) {
 		Table:    n.Server.Table,
 		DBEmpty:  func() bool { return shards.NextNonEmpty(0) < 0 },
 		SlotKeys: shards.SlotKeys,
+		Paused:   n.Server.PausedFor,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
 				shards.Do(shards.Of(slot), func(s *shard.Shard) { s.DropSlot(slot) })

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/repl"
 	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
 	_ "github.com/slotd/slotd/actors/script/scriptcmd"
@@ -34,8 +36,11 @@ type Node struct {
 	// Repl is the replication engine (REPLICAOF; the cluster actor drives
 	// it in cluster mode).
 	Repl *repl.Manager
+	// Persist takes and loads RDB snapshots.
+	Persist *persist.Manager
 
 	logFile io.Closer
+	pidfile string // written at start-up, removed at stop
 	errc    chan error
 	stops   []func()
 	// stopOnce makes Stop idempotent (tests stop a node, then cleanup
@@ -48,6 +53,19 @@ type Node struct {
 func Start(cfg *config.Config) (*Node, error) {
 	n := &Node{Cfg: cfg, errc: make(chan error, 1)}
 	if err := n.setupLog(); err != nil {
+		return nil, err
+	}
+	n.Log.Info().Msg("oO0OoO0OoO0Oo slotd is starting oO0OoO0OoO0Oo")
+	n.Log.Info().Msgf("slotd (Redis 7.0 compatible), bits=64, pid=%d, just started", os.Getpid())
+	if f := cfg.File(); f != "" {
+		n.Log.Info().Msgf("Configuration loaded from %s", f)
+	} else {
+		n.Log.Info().Msg("Configuration loaded (no config file)")
+	}
+	for _, name := range cfg.NoEffect() {
+		n.Log.Warn().Msgf("The '%s' directive is accepted for redis.conf compatibility but has no effect in slotd", name)
+	}
+	if err := n.writePidfile(); err != nil {
 		return nil, err
 	}
 	n.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -77,6 +95,18 @@ func Start(cfg *config.Config) (*Node, error) {
 	}
 	n.stops = append(n.stops, startRepl(n))
 	n.Server.Shutdown = n.Stop
+	// The snapshot is loaded before the listeners open, so no client sees
+	// a partial dataset.
+	n.Persist = persist.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "persist").Logger())
+	n.Server.Persist = n.Persist
+	if err := n.Persist.Load(); err != nil {
+		n.Log.Error().Err(err).Msg("Fatal error loading the DB, check server logs. Exiting.")
+		n.stop()
+		return nil, err
+	}
+	n.Persist.Start()
+	n.stops = append(n.stops, n.Persist.Stop)
+	n.Log.Info().Msg("Server initialized")
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()
 	select {
@@ -93,6 +123,22 @@ func Start(cfg *config.Config) (*Node, error) {
 	return n, nil
 }
 
+// Terminate is the SIGTERM/SIGINT shutdown: a final snapshot when save
+// rules exist, then Stop. If that save fails the node keeps running and
+// the error is returned, as redis-server does ("errors trying to shut down
+// the server"); a later signal tries again.
+func (n *Node) Terminate() error {
+	if n.Persist != nil && n.Persist.ShouldSaveOnShutdown() {
+		n.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
+		if err := n.Persist.SaveWait(); err != nil {
+			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
+			return err
+		}
+	}
+	n.Stop()
+	return nil
+}
+
 // Wait blocks until the server stops.
 func (n *Node) Wait() error { return <-n.errc }
 
@@ -105,8 +151,13 @@ func (n *Node) stop() {
 	for i := len(n.stops) - 1; i >= 0; i-- {
 		n.stops[i]()
 	}
+	if n.pidfile != "" {
+		n.Log.Info().Msg("Removing the pid file.")
+		_ = os.Remove(n.pidfile)
+	}
 	n.Server.Stop()
 	n.System.Shutdown()
+	n.Log.Warn().Msg("slotd is now ready to exit, bye bye...")
 	if n.logFile != nil {
 		_ = n.logFile.Close()
 	}
@@ -141,4 +192,26 @@ func levelOf(s string) zerolog.Level {
 	default:
 		return zerolog.InfoLevel
 	}
+}
+
+// writePidfile writes the process id to pidfile (a daemonized node without
+// one uses /var/run/redis.pid, as redis-server does). Failing to write it
+// is logged, not fatal, as in Redis.
+func (n *Node) writePidfile() error {
+	path := n.Cfg.String("pidfile")
+	if path == "" && n.Cfg.Bool("daemonize") {
+		path = "/var/run/redis.pid"
+	}
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(n.Cfg.String("dir"), path)
+	}
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644); err != nil {
+		n.Log.Warn().Err(err).Msgf("Failed to write PID file")
+		return nil
+	}
+	n.pidfile = path
+	return nil
 }

@@ -37,8 +37,9 @@ import (
 var ErrInProgress = errors.New("ERR Background save already in progress")
 
 // chunkBudget bounds the bytes one shard turn serializes (whole slots
-// are always taken, so a huge slot overshoots it).
-const chunkBudget = 256 << 10
+// are always taken, so a huge slot overshoots it): about a millisecond of
+// work per turn, so clients of the shard wait little during a BGSAVE.
+const chunkBudget = 32 << 10
 
 // Manager owns the snapshot state of one node.
 type Manager struct {
@@ -275,7 +276,6 @@ func (m *Manager) encode(cw *crcWriter) error {
 	cw.write(tail[:])
 	return cw.err
 }
-
 
 // Info returns the INFO persistence fields in Redis's order.
 func (m *Manager) Info() [][2]string {

@@ -264,6 +264,12 @@ func (r *reader) object() (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.typed(t)
+}
+
+// typed reads the serialization of a value of type t.
+func (r *reader) typed(t byte) (*Object, error) {
+	var err error
 	o := &Object{Type: t}
 	switch t {
 	case TypeString:

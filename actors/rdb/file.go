@@ -92,7 +92,4 @@ func (f *FileReader) Uint32() (uint32, error) {
 }
 
 // Object reads a value of type t (already read) whose key was just read.
-func (f *FileReader) Object(t byte) (*Object, error) {
-	f.r.p-- // object() reads the type byte itself
-	return f.r.object()
-}
+func (f *FileReader) Object(t byte) (*Object, error) { return f.r.typed(t) }

@@ -276,7 +276,8 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 	pending := 0
 	syncedShards := 0
 	var hdr [frameHdr]byte
-	var argBuf [][]byte
+	var argBuf, argChunk [][]byte
+	var chunk []byte
 	flush := func() {
 		for j, b := range batches {
 			if b == nil {
@@ -312,7 +313,14 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 		if size > 1<<30 {
 			return fmt.Errorf("frame of %d bytes", size)
 		}
-		payload := make([]byte, size)
+		// Payloads are carved from shared chunks (records point into them
+		// until the shards have applied them; a chunk is garbage once no
+		// batch refers to it).
+		if len(chunk)+size > cap(chunk) {
+			chunk = make([]byte, 0, max(size, 256<<10))
+		}
+		payload := chunk[len(chunk) : len(chunk)+size : len(chunk)+size]
+		chunk = chunk[:len(chunk)+size]
 		if _, err := io.ReadFull(r, payload); err != nil {
 			return err
 		}
@@ -349,7 +357,13 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 				}
 				j := slot % mShards
 				b := batchFor(j)
-				b.Cmds = append(b.Cmds, shard.Replicated{Spec: l.spec(argBuf), Args: append([][]byte(nil), argBuf...),
+				// Argument vectors are carved from shared chunks too.
+				if len(argChunk)+len(argBuf) > cap(argChunk) {
+					argChunk = make([][]byte, 0, max(len(argBuf), 4096))
+				}
+				start := len(argChunk)
+				argChunk = append(argChunk, argBuf...)
+				b.Cmds = append(b.Cmds, shard.Replicated{Spec: l.spec(argBuf), Args: argChunk[start:len(argChunk):len(argChunk)],
 					Slot: slot, Raw: raw})
 			}
 			if same {
@@ -424,10 +438,10 @@ func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *shard.
 // spec finds the shard command a record names (nil for MULTI/EXEC, which
 // only mark a transaction's bounds, and for anything not a shard command).
 func (l *link) spec(args [][]byte) *command.Spec {
-	name := string(args[0])
-	if sp, ok := l.specs[name]; ok {
+	if sp, ok := l.specs[string(args[0])]; ok {
 		return sp
 	}
+	name := string(args[0])
 	sp := command.Lookup(args[0])
 	if sp != nil && sp.Subcommands != nil && len(args) > 1 {
 		if sub := sp.Sub(args[1]); sub != nil {

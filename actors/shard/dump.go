@@ -245,7 +245,9 @@ func cmdRestore(c *Call) {
 		if !deleted {
 			c.Unchanged()
 		} else {
-			c.Propagate(cmdDEL, key)
+			if c.Replicating() {
+				c.Propagate(cmdDEL, key)
+			}
 		}
 		c.W.OK()
 		return

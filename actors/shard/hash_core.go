@@ -339,7 +339,9 @@ func cmdHIncrByFloat(c *Call) {
 	out := appendLDHuman(nil, sum)
 	h.SetString(c.Args[2], string(out), c.hashLimits())
 	c.W.Bulk(out)
-	c.Propagate(cmdHSET, c.Args[1], c.Args[2], out)
+	if c.Replicating() {
+		c.Propagate(cmdHSET, c.Args[1], c.Args[2], out)
+	}
 }
 
 // cmdHScan implements HSCAN key cursor [MATCH pattern] [COUNT count]. As

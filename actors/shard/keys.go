@@ -67,6 +67,9 @@ func cmdDel(c *Call) {
 			n++
 		}
 	}
+	if n == 0 {
+		c.Unchanged() // nothing to signal, count as a change, or propagate
+	}
 	c.W.Int(n)
 }
 

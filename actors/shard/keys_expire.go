@@ -114,10 +114,14 @@ func keysExpire(c *Call, base int64, seconds bool, name string) {
 	// Replicas get the outcome: the absolute time, or the deletion.
 	if when <= c.Now {
 		c.Delete(c.Args[1])
-		c.Propagate(cmdDEL, c.Args[1])
+		if c.Replicating() {
+			c.Propagate(cmdDEL, c.Args[1])
+		}
 	} else {
 		c.SetExpire(e, when)
-		c.Propagate(cmdPEXPIREAT, c.Args[1], strconv.AppendInt(nil, when, 10))
+		if c.Replicating() {
+			c.Propagate(cmdPEXPIREAT, c.Args[1], strconv.AppendInt(nil, when, 10))
+		}
 	}
 	c.W.Int(1)
 }

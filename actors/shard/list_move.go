@@ -107,7 +107,9 @@ func (c *Call) moveNow(src, dst []byte, from, to listEnd) bool {
 	push(dl, to, v)
 	c.deleteIfEmpty(src, sl)
 	c.W.BulkString(v)
-	c.Propagate(cmdLMOVE, src, dst, endArg(from), endArg(to)) // BLMOVE and BRPOPLPUSH too
+	if c.Replicating() {
+		c.Propagate(cmdLMOVE, src, dst, endArg(from), endArg(to)) // BLMOVE and BRPOPLPUSH too
+	}
 	return true
 }
 
@@ -158,15 +160,17 @@ func (c *Call) popFirstNonEmpty(keys [][]byte, end listEnd, count int64, shape p
 		}
 		c.deleteIfEmpty(key, l)
 		c.Signal(key)
-		// Replicas pop from the key that served, never blocking.
-		verb := "LPOP"
-		if end != listHead {
-			verb = "RPOP"
-		}
-		if shape == popKeyElement {
-			c.PropagateStrings(verb, string(key))
-		} else {
-			c.PropagateStrings(verb, string(key), strconv.FormatInt(count, 10))
+		if c.Replicating() {
+			// Replicas pop from the key that served, never blocking.
+			verb := "LPOP"
+			if end != listHead {
+				verb = "RPOP"
+			}
+			if shape == popKeyElement {
+				c.PropagateStrings(verb, string(key))
+			} else {
+				c.PropagateStrings(verb, string(key), strconv.FormatInt(count, 10))
+			}
 		}
 		return true
 	}

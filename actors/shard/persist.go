@@ -62,19 +62,28 @@ func (s *Shard) saveSlots(ch *SaveChunk, from, budget int, opt rdb.Options) {
 			if e.Expire != 0 && e.Expire <= now {
 				return true
 			}
-			p, ok := dumpEntry(e, opt)
-			if !ok {
-				ch.Skipped++
-				return true
+			var p []byte
+			if e.Kind != keyspace.KindString {
+				var ok bool
+				if p, ok = dumpEntry(e, opt); !ok {
+					ch.Skipped++
+					return true
+				}
 			}
 			if e.Expire != 0 {
 				ch.B = append(ch.B, rdb.OpExpireTimeMS)
 				ch.B = appendLE64(ch.B, uint64(e.Expire))
 				ch.Expires++
 			}
-			ch.B = append(ch.B, p[0])
-			ch.B = rdb.AppendString(ch.B, e.Key(), opt.Compress)
-			ch.B = append(ch.B, p[1:len(p)-10]...) // value without the DUMP footer
+			if p == nil { // strings, the common case, without a payload copy
+				ch.B = append(ch.B, rdb.TypeString)
+				ch.B = rdb.AppendString(ch.B, e.Key(), opt.Compress)
+				ch.B = rdb.AppendString(ch.B, e.Str, opt.Compress)
+			} else {
+				ch.B = append(ch.B, p[0])
+				ch.B = rdb.AppendString(ch.B, e.Key(), opt.Compress)
+				ch.B = append(ch.B, p[1:len(p)-10]...) // value without the DUMP footer
+			}
 			ch.Keys++
 			return true
 		})
@@ -93,6 +102,8 @@ type LoadedKey struct {
 	Key    []byte
 	Expire int64 // unix ms, 0 for none
 	Obj    *rdb.Object
+	// Keep leaves an existing live key alone (DEBUG POPULATE).
+	Keep bool
 }
 
 // LoadKeys stores keys (all of shard i's slots) in shard i, replacing
@@ -104,6 +115,9 @@ func (g *Group) LoadKeys(i int, keys []LoadedKey, reply func(n int, err error)) 
 		c := &s.call
 		for _, k := range keys {
 			*c = Call{Slot: k.Slot, Now: nowMS(), S: s}
+			if k.Keep && c.peek(k.Key) != nil {
+				continue
+			}
 			v, err := c.restoreObject(k.Obj)
 			if err != nil {
 				if firstErr == nil {

@@ -167,6 +167,10 @@ func (c *Call) PropagateStrings(args ...string) {
 	c.S.repl.recordStrings(c.Slot, args...)
 }
 
+// Replicating reports whether this command's writes are streamed to
+// replicas: handlers build their rewritten form only then.
+func (c *Call) Replicating() bool { return !c.master && c.S.streaming() }
+
 // NoPropagate says the command changed nothing a replica must replay.
 func (c *Call) NoPropagate() { c.propagated = true }
 

@@ -100,7 +100,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 	if !spec.ArityOK(len(args)) {
 		return errScriptArity
 	}
-	if spec.Is("noscript") || spec.Is("blocking") {
+	if spec.Is("noscript") || spec.Blocking() {
 		return errScriptNotAllow
 	}
 	write := spec.Write()
@@ -166,6 +166,9 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		w.B = w.B[:mark]
 		w.Error(fmt.Sprintf("ERR internal error executing '%s'", spec.Name))
 		return ""
+	}
+	if !write && spec.ReadOnly() && len(idx) > 0 {
+		s.trackScriptRead(slot, idx, args)
 	}
 	if write && s.repl.on && !s.replica {
 		// Scripts replicate their effects, each write as it streams itself.

@@ -65,7 +65,9 @@ func cmdSPop(c *Call) {
 	if s.Len() == 0 {
 		c.Delete(key)
 	}
-	c.Propagate(cmdSREM, key, []byte(m)) // the pick is random: replicas get the outcome
+	if c.Replicating() {
+		c.Propagate(cmdSREM, key, []byte(m)) // the pick is random: replicas get the outcome
+	}
 }
 
 // spopCount pops up to n members. Like Redis it returns the whole set when
@@ -97,7 +99,9 @@ func (c *Call) spopCount(key []byte, n int64) {
 			return true
 		})
 		c.Delete(key)
-		c.Propagate(cmdDEL, key)
+		if c.Replicating() {
+			c.Propagate(cmdDEL, key)
+		}
 		return
 	}
 	c.W.Set(int(n))

@@ -90,7 +90,7 @@ func (s *Shard) Receive(ctx actor.Context) { s.handle(ctx.Message()) }
 
 func (s *Shard) handle(msg any) {
 	if s.holdForMigrate(msg) || s.holdForScript(msg) {
-		if !s.script.offloaded && len(s.repl.pending) > 0 {
+		if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 			s.publish() // a resumed MIGRATE or script batch may have written
 		}
 		return
@@ -107,7 +107,7 @@ func (s *Shard) handle(msg any) {
 	case func(*Shard):
 		m(s)
 	}
-	if !s.script.offloaded && len(s.repl.pending) > 0 {
+	if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
 	}
 }
@@ -191,7 +191,7 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	if cmd.Track&TrackRead != 0 && cmd.Spec.ReadOnly() {
 		s.trackRead(cmd)
 	}
-	if cmd.Spec.Write() && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+	if cmd.Spec.Write() && (!s.call.unchanged || s.call.signalled) && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		s.Stats.Dirty.Add(1)
 	}
 	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) && !s.call.unchanged &&

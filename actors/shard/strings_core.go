@@ -287,13 +287,19 @@ func cmdGetEx(c *Call) {
 	switch {
 	case flags&(setEXAT|setPXAT) != 0 && at <= c.Now:
 		c.Delete(key)
-		c.Propagate(cmdDEL, key)
+		if c.Replicating() {
+			c.Propagate(cmdDEL, key)
+		}
 	case expIdx > 0:
 		c.SetExpire(e, at)
-		c.Propagate(cmdPEXPIREAT, key, strconv.AppendInt(nil, at, 10))
+		if c.Replicating() {
+			c.Propagate(cmdPEXPIREAT, key, strconv.AppendInt(nil, at, 10))
+		}
 	case flags&setPersist != 0 && e.Expire != 0:
 		c.SetExpire(e, 0)
-		c.Propagate(cmdPERSIST, key)
+		if c.Replicating() {
+			c.Propagate(cmdPERSIST, key)
+		}
 	default:
 		c.Unchanged()
 	}
@@ -303,6 +309,9 @@ func cmdGetEx(c *Call) {
 // with the expiry as an absolute PXAT (so replicas do not depend on when
 // they apply it) or KEEPTTL.
 func (c *Call) propagateSet(key, val []byte, at int64, keepTTL bool) {
+	if !c.Replicating() {
+		return
+	}
 	switch {
 	case at > 0:
 		c.Propagate(cmdSET, key, val, argPXAT, strconv.AppendInt(nil, at, 10))

@@ -122,5 +122,7 @@ func cmdIncrByFloat(c *Call) {
 	e.Str = appendLDHuman(e.Str[:0], sum)
 	c.W.Bulk(e.Str)
 	// Replicas store the result rather than redo the float arithmetic.
-	c.Propagate(cmdSET, key, e.Str, argKEEPTTL)
+	if c.Replicating() {
+		c.Propagate(cmdSET, key, e.Str, argKEEPTTL)
+	}
 }

@@ -60,6 +60,7 @@ type trackTable struct {
 	n       int
 	writer  int64 // client of the command being executed
 	noloop  bool
+	reader  int64 // client whose reads are tracked (0: none), for scripts
 	scratch []int64
 }
 
@@ -197,4 +198,19 @@ func (s *Shard) TrackFlush() {
 func (s *Shard) trackWriter(cmd *Cmd) {
 	s.trk.writer = cmd.Client
 	s.trk.noloop = cmd.Track&TrackNoLoop != 0
+	s.trk.reader = 0
+	if cmd.Track&TrackRead != 0 {
+		s.trk.reader = cmd.Client
+	}
+}
+
+// trackScriptRead records the keys a script's read-only command read for
+// the client that ran the script (Redis tracks them for the caller).
+func (s *Shard) trackScriptRead(slot int, keys []int, args [][]byte) {
+	if s.trk.reader == 0 || s.group.Tracking.Tracker == nil {
+		return
+	}
+	for _, i := range keys {
+		s.trackKey(slot, args[i], s.trk.reader)
+	}
 }

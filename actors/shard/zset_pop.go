@@ -110,7 +110,9 @@ func (c *Call) zpopFrom(key []byte, z *zset.ZSet, max bool, count int64, shape Z
 	if max {
 		verb = "ZPOPMAX"
 	}
-	c.PropagateStrings(verb, string(key), strconv.FormatInt(n, 10))
+	if c.Replicating() {
+		c.PropagateStrings(verb, string(key), strconv.FormatInt(n, 10))
+	}
 }
 
 func cmdZPopMin(c *Call) { c.zpopMinMax(false) }

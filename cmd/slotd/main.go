@@ -30,6 +30,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if cfg.Bool("daemonize") {
+		parent, err := daemonize()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if parent {
+			os.Exit(0)
+		}
+	}
 	// SLOTD_CPUPROFILE=file writes a Go CPU profile until shutdown (for the
 	// performance work in bench/).
 	if path := os.Getenv("SLOTD_CPUPROFILE"); path != "" {
@@ -47,16 +57,22 @@ func main() {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- n.Wait() }()
-	select {
-	case s := <-sig:
-		n.Log.Warn().Str("signal", s.String()).Msg("Received signal, scheduling shutdown...")
-		n.Stop()
-		n.Log.Warn().Msg("slotd is now ready to exit, bye bye...")
-	case err := <-done:
-		if err != nil {
-			n.Log.Error().Err(err).Msg("server stopped")
-			pprof.StopCPUProfile()
-			os.Exit(1)
+	for {
+		select {
+		case s := <-sig:
+			n.Log.Warn().Str("signal", s.String()).Msg("Received signal, scheduling shutdown...")
+			if err := n.Terminate(); err != nil {
+				n.Log.Warn().Msg("SIGTERM received but errors trying to shut down the server, check the logs for more information")
+				continue
+			}
+			return
+		case err := <-done:
+			if err != nil {
+				n.Log.Error().Err(err).Msg("server stopped")
+				pprof.StopCPUProfile()
+				os.Exit(1)
+			}
+			return
 		}
 	}
 }

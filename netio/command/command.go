@@ -64,7 +64,17 @@ type Spec struct {
 	WatchCmd bool
 
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
+	blocking, allowBusy, noAuth                                        bool
 }
+
+// Blocking reports the blocking flag (cached: checked on the hot path).
+func (s *Spec) Blocking() bool { return s.blocking }
+
+// AllowBusy reports the allow_busy flag (cached).
+func (s *Spec) AllowBusy() bool { return s.allowBusy }
+
+// NoAuth reports the no_auth flag (cached).
+func (s *Spec) NoAuth() bool { return s.noAuth }
 
 // Is reports whether the spec carries flag f ("write", "readonly", ...).
 func (s *Spec) Is(f string) bool {
@@ -156,6 +166,12 @@ func register(s *Spec, parent *Spec) {
 			s.stale = true
 		case "admin":
 			s.admin = true
+		case "blocking":
+			s.blocking = true
+		case "allow_busy":
+			s.allowBusy = true
+		case "no_auth":
+			s.noAuth = true
 		}
 	}
 	s.ID = len(all)

@@ -1,0 +1,139 @@
+package cluster
+
+// Fault injection for tests and operators: DEBUG DROP-CLUSTER-PACKET-FILTER
+// and DEBUG CLOSE-CLUSTER-LINK-ON-PACKET-DROP filter incoming bus frames
+// before the state machine sees them, and DEBUG SLEEP freezes the bus side
+// of the node: while the node is paused the actor holds every bus message
+// (in order) and skips its ticks, so no PING is answered and no timer
+// fires, as in a stalled redis-server; a timer message resumes it, and the
+// held messages are then handled as if they had just arrived. No goroutine
+// blocks.
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/slotd/slotd/actors/peer"
+	"github.com/slotd/slotd/bus"
+	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
+)
+
+type debugState struct {
+	filter      atomic.Int32 // Redis message type to drop; -1: none, -2: all
+	closeOnDrop atomic.Bool
+	paused      func() time.Duration
+
+	// Actor-only.
+	held  []any
+	armed bool
+}
+
+func newDebugState(paused func() time.Duration) *debugState {
+	d := &debugState{paused: paused}
+	d.filter.Store(-1)
+	return d
+}
+
+func (d *debugState) pausedFor() time.Duration {
+	if d.paused == nil {
+		return 0
+	}
+	return d.paused()
+}
+
+// resume ends a pause (sent by a timer).
+type resume struct{}
+
+// SetDropFilter makes the node drop incoming bus frames of type t (Redis's
+// numbering: ping 0, pong 1, meet 2, fail 3, publish 4, auth-req 5,
+// auth-ack 6, update 7, mfstart 8, module 9, publishshard 10); -1 drops
+// none, -2 all.
+func (c *Cluster) SetDropFilter(t int) { c.dbg.filter.Store(int32(t)) }
+
+// SetCloseOnDrop makes a dropped frame also close its link.
+func (c *Cluster) SetCloseOnDrop(on bool) { c.dbg.closeOnDrop.Store(on) }
+
+// hold keeps messages while the node is paused, and replays them on
+// resume. It reports whether the message was taken care of.
+func (a *clusterActor) hold(ctx actor.Context) bool {
+	d := a.dbg
+	msg := ctx.Message()
+	if _, ok := msg.(resume); ok {
+		d.armed = false
+		if rem := d.pausedFor(); rem > 0 {
+			a.arm(ctx, rem)
+			return true
+		}
+		held := d.held
+		d.held = nil
+		for _, m := range held {
+			a.step(ctx, m)
+		}
+		return true
+	}
+	rem := d.pausedFor()
+	if rem <= 0 && len(d.held) == 0 {
+		return false
+	}
+	if _, ok := msg.(tick); !ok {
+		d.held = append(d.held, msg) // ticks of a frozen node never happen
+	}
+	if !d.armed {
+		a.arm(ctx, max(rem, 0))
+	}
+	return true
+}
+
+func (a *clusterActor) arm(ctx actor.Context, d time.Duration) {
+	a.dbg.armed = true
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(d, func() { root.Send(self, resume{}) })
+}
+
+// dropped applies the packet filter to an incoming frame.
+func (a *clusterActor) dropped(ctx actor.Context, now int64, m *peer.Received) bool {
+	f := a.dbg.filter.Load()
+	if f == -1 || (f != -2 && f != int32(redisType(m.Frame.GetHeader().GetType()))) {
+		return false
+	}
+	if a.dbg.closeOnDrop.Load() {
+		if h := a.links[m.Link]; h != nil {
+			delete(a.links, m.Link)
+			ctx.Send(h.PID, peer.Close{})
+			a.st.LinkClosed(now, m.Link)
+			if err := a.apply(ctx); err != nil {
+				a.log.Error().Err(err).Msg("Fatal: can't update cluster config file")
+			}
+		}
+	}
+	return true
+}
+
+// redisType is a frame type in Redis's message numbering.
+func redisType(t busv1.Type) bus.MsgType {
+	switch t {
+	case busv1.Type_TYPE_PING:
+		return bus.MsgPing
+	case busv1.Type_TYPE_PONG:
+		return bus.MsgPong
+	case busv1.Type_TYPE_MEET:
+		return bus.MsgMeet
+	case busv1.Type_TYPE_FAIL:
+		return bus.MsgFail
+	case busv1.Type_TYPE_PUBLISH:
+		return bus.MsgPublish
+	case busv1.Type_TYPE_FAILOVER_AUTH_REQUEST:
+		return bus.MsgFailoverAuthRequest
+	case busv1.Type_TYPE_FAILOVER_AUTH_ACK:
+		return bus.MsgFailoverAuthAck
+	case busv1.Type_TYPE_UPDATE:
+		return bus.MsgUpdate
+	case busv1.Type_TYPE_MFSTART:
+		return bus.MsgMFStart
+	case busv1.Type_TYPE_SPUBLISH:
+		return bus.MsgPublishShard
+	}
+	return 255
+}

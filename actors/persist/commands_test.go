@@ -1,0 +1,159 @@
+package persist_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// infoField reads one field of INFO persistence.
+func infoField(t *testing.T, c *redis.Client, name string) string {
+	t.Helper()
+	for _, l := range strings.Split(c.Info(ctx, "persistence").Val(), "\r\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return v
+		}
+	}
+	t.Fatalf("INFO persistence has no %s", name)
+	return ""
+}
+
+func TestBgsaveLastsaveAndInfo(t *testing.T) {
+	n := nodetest.Start(t)
+	for _, proto := range []int{2, 3} {
+		c := n.Client(t, proto)
+		key := "a" + strconv.Itoa(proto)
+		require.NoError(t, c.Set(ctx, key, "1", 0).Err())
+		require.NoError(t, c.Incr(ctx, key).Err())
+		require.NoError(t, c.Get(ctx, key).Err())
+		require.NoError(t, c.Del(ctx, "missing").Err()) // changes nothing
+		assert.Equal(t, "2", infoField(t, c, "rdb_changes_since_last_save"))
+		before := c.LastSave(ctx).Val()
+		assert.Equal(t, "Background saving started", c.BgSave(ctx).Val())
+		nodetest.Eventually(t, 5*time.Second, func() bool {
+			return infoField(t, c, "rdb_bgsave_in_progress") == "0" && infoField(t, c, "rdb_saves") == strconv.Itoa(proto-1)
+		}, "background save finished")
+		assert.Equal(t, "ok", infoField(t, c, "rdb_last_bgsave_status"))
+		assert.Equal(t, "0", infoField(t, c, "rdb_changes_since_last_save"))
+		assert.GreaterOrEqual(t, c.LastSave(ctx).Val(), before)
+		_, err := os.Stat(filepath.Join(n.Dir, "dump.rdb"))
+		require.NoError(t, err)
+		assert.EqualError(t, c.Do(ctx, "BGSAVE", "NOW").Err(), "ERR syntax error")
+		assert.EqualError(t, c.Do(ctx, "LASTSAVE", "x").Err(), "ERR wrong number of arguments for 'lastsave' command")
+		assert.EqualError(t, c.Do(ctx, "SAVE", "x").Err(), "ERR wrong number of arguments for 'save' command")
+	}
+}
+
+func TestSaveRulesTriggerABackgroundSave(t *testing.T) {
+	n := nodetest.Start(t, "save", "1 2")
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	// One change is below the rule: no save, however long we look.
+	assert.Equal(t, "0", infoField(t, c, "rdb_saves"))
+	require.NoError(t, c.Set(ctx, "b", "1", 0).Err())
+	nodetest.Eventually(t, 5*time.Second, func() bool { return infoField(t, c, "rdb_saves") == "1" },
+		"save rule fired")
+	assert.Equal(t, "0", infoField(t, c, "rdb_changes_since_last_save"))
+}
+
+func TestShutdownSaveAndNosave(t *testing.T) {
+	n := nodetest.Start(t)
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "kept", "1", 0).Err())
+	assert.EqualError(t, c.Do(ctx, "SHUTDOWN", "SAVE", "NOSAVE").Err(), "ERR syntax error")
+	assert.EqualError(t, c.Do(ctx, "SHUTDOWN", "ABORT").Err(), "ERR No shutdown in progress.")
+	require.Error(t, c.Do(ctx, "SHUTDOWN", "SAVE").Err()) // the connection closes, no reply
+	require.NoError(t, n.Wait())
+
+	n2 := nodetest.Start(t, "dir", n.Dir)
+	c2 := n2.Client(t)
+	assert.Equal(t, "1", c2.Get(ctx, "kept").Val())
+	require.NoError(t, c2.Set(ctx, "lost", "1", 0).Err())
+	require.Error(t, c2.Do(ctx, "SHUTDOWN", "NOSAVE").Err())
+	require.NoError(t, n2.Wait())
+
+	// Without save rules a plain SHUTDOWN does not save either.
+	n3 := nodetest.Start(t, "dir", n.Dir)
+	c3 := n3.Client(t)
+	assert.Equal(t, int64(0), c3.Exists(ctx, "lost").Val())
+	require.NoError(t, c3.Set(ctx, "lost", "1", 0).Err())
+	require.Error(t, c3.Do(ctx, "SHUTDOWN").Err())
+	require.NoError(t, n3.Wait())
+
+	// With save rules it does.
+	n4 := nodetest.Start(t, "dir", n.Dir, "save", "3600 1")
+	c4 := n4.Client(t)
+	assert.Equal(t, int64(0), c4.Exists(ctx, "lost").Val())
+	require.NoError(t, c4.Set(ctx, "saved", "1", 0).Err())
+	require.Error(t, c4.Do(ctx, "SHUTDOWN").Err())
+	require.NoError(t, n4.Wait())
+
+	n5 := nodetest.Start(t, "dir", n.Dir)
+	assert.Equal(t, "1", n5.Client(t).Get(ctx, "saved").Val())
+}
+
+func TestShutdownFailsWhenTheSaveFails(t *testing.T) {
+	n := nodetest.Start(t)
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	// A directory where the file should be makes the rename fail.
+	require.NoError(t, os.Mkdir(filepath.Join(n.Dir, "dump.rdb"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "dump.rdb", "x"), nil, 0o644))
+	assert.EqualError(t, c.Do(ctx, "SHUTDOWN", "SAVE").Err(), "ERR Errors trying to SHUTDOWN. Check logs.")
+	assert.Equal(t, "1", c.Get(ctx, "a").Val())
+	assert.Error(t, c.Save(ctx).Err())
+	assert.Equal(t, "err", infoField(t, c, "rdb_last_bgsave_status"))
+	require.Error(t, c.Do(ctx, "SHUTDOWN", "SAVE", "FORCE").Err())
+	require.NoError(t, n.Wait())
+}
+
+func TestDebugReload(t *testing.T) {
+	n := nodetest.Start(t, "enable-debug-command", "yes")
+	c := n.Client(t)
+	fill(t, c)
+	digest := c.Do(ctx, "DEBUG", "DIGEST").Val()
+	assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "RELOAD").Val())
+	assert.Equal(t, digest, c.Do(ctx, "DEBUG", "DIGEST").Val())
+	// NOSAVE loads the file as it is: a key written since is gone.
+	require.NoError(t, c.Set(ctx, "new", "1", 0).Err())
+	assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "RELOAD", "NOSAVE").Val())
+	assert.Equal(t, int64(0), c.Exists(ctx, "new").Val())
+	assert.Equal(t, digest, c.Do(ctx, "DEBUG", "DIGEST").Val())
+	assert.EqualError(t, c.Do(ctx, "DEBUG", "RELOAD", "BAD").Err(),
+		"ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
+}
+
+func TestDebugPopulate(t *testing.T) {
+	n := nodetest.Start(t, "enable-debug-command", "yes")
+	for _, proto := range []int{2, 3} {
+		c := n.Client(t, proto)
+		require.NoError(t, c.FlushAll(ctx).Err())
+		require.NoError(t, c.Set(ctx, "key:5", "mine", 0).Err())
+		assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "POPULATE", "1000").Val())
+		assert.Equal(t, int64(1000), c.DBSize(ctx).Val())
+		assert.Equal(t, "value:999", c.Get(ctx, "key:999").Val())
+		assert.Equal(t, "mine", c.Get(ctx, "key:5").Val()) // existing keys stay
+		assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "POPULATE", "2", "p", "10").Val())
+		assert.Equal(t, "value:1\x00\x00\x00", c.Get(ctx, "p:1").Val())
+		assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "POPULATE", "1", "q", "3").Val())
+		assert.Equal(t, "val", c.Get(ctx, "q:0").Val())
+		assert.Equal(t, "OK", c.Do(ctx, "DEBUG", "POPULATE", "0").Val())
+		for _, args := range [][]any{{"x"}, {"-1"}, {"3", "p", "-2"}, {"3", "p", "x"}} {
+			assert.EqualError(t, c.Do(ctx, append([]any{"DEBUG", "POPULATE"}, args...)...).Err(),
+				"ERR value is out of range, must be positive", "%v", args)
+		}
+		assert.EqualError(t, c.Do(ctx, "DEBUG", "POPULATE").Err(),
+			"ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.")
+		assert.EqualError(t, c.Do(ctx, "DEBUG", "POPULATE", "3", "p", "2", "7").Err(),
+			"ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.")
+	}
+}
