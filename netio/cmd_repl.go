@@ -1,7 +1,6 @@
 package netio
 
 import (
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,10 +107,10 @@ func (s *Server) gateCheck(spec *command.Spec) string {
 	if g&GateReadOnly != 0 && spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) {
 		return "READONLY You can't write against a read only replica."
 	}
-	if g&GateStaleDeny != 0 && !spec.Is("stale") {
+	if g&GateStaleDeny != 0 && !spec.Stale() {
 		return errMasterDown
 	}
-	if g&GateLoading != 0 && !spec.Is("loading") {
+	if g&GateLoading != 0 && !spec.Loading() {
 		return errLoading
 	}
 	return ""
@@ -471,6 +470,3 @@ func (cl *client) closeFeed() {
 		}
 	}
 }
-
-// portString formats a port for ROLE and INFO.
-func portString(p int) string { return strconv.Itoa(p) }

@@ -51,31 +51,37 @@ const (
 	errDownRO      = "CLUSTERDOWN The cluster is down and only accepts read commands"
 )
 
-// dispatch routes one parsed command. args point into the read buffer.
-func (s *Server) dispatch(cl *client, g *group, args [][]byte) {
-	cl.totalCmds.Add(1)
+// dispatch routes one parsed command. args point into the read buffer. It
+// returns false, doing nothing, for a barrier command (see Spec.Barrier)
+// that must wait for the commands before it to finish in their shards.
+func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 	spec, errMsg := s.resolve(cl, args)
+	if errMsg == "" && spec.Barrier && !cl.multi && (len(g.used) > 0 || len(cl.queue) > 0) {
+		return false
+	}
+	cl.totalCmds.Add(1)
 	if errMsg != "" {
 		s.replyErr(g, errMsg)
 		if cl.multi {
 			cl.multiErr = true
 		}
-		return
+		return true
 	}
 	if msg := s.subscribedModeErr(cl, spec, args); msg != "" {
 		s.replyErr(g, msg)
-		return
+		return true
 	}
 	if cl.multi && spec.WatchCmd {
 		s.replyErr(g, "ERR WATCH inside MULTI is not allowed")
-		return
+		return true
 	}
 	if cl.multi && !spec.TxControl {
 		s.queue(cl, g, spec, args)
-		return
+		return true
 	}
 	s.execute(cl, g, spec, args, false)
 	cl.trackAfter(spec)
+	return true
 }
 
 // resolve finds the spec (subcommand included) and checks arity and auth.

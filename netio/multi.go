@@ -158,8 +158,21 @@ func cmdExec(x *Ctx) {
 	}
 	var b *shard.Batch
 	marker := -1
-	if slot >= 0 {
-		tx.shard = s.shards.Of(slot)
+	if slot >= 0 || ws != nil {
+		if slot >= 0 {
+			tx.shard = s.shards.Of(slot)
+		} else {
+			// No keyed command, but WATCHed keys: check the state in a shard
+			// holding watch records, after the writes this read already
+			// queued there (a pipelined WATCH k; SET k; MULTI; EXEC aborts).
+			tx.shard = 0
+			for i := 0; i < s.shards.N() && i < 64; i++ {
+				if ws.Shards&(1<<uint(i)) != 0 {
+					tx.shard = i
+					break
+				}
+			}
+		}
 		b = g.batch(tx.shard)
 		b.Add(nil, nil, slot, cl.proto, false)
 		marker = len(b.Cmds) - 1

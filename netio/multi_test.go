@@ -81,3 +81,48 @@ func TestWatchAbortsOnChange(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{"5"}, res)
 }
+
+// WATCH, a write to the watched key and a keyless transaction sent in one
+// pipeline: the transaction aborts, as on Redis (own writes count).
+func TestWatchPipelinedOwnWriteAborts(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "4")
+	ctx := context.Background()
+	c := n.Client(t, 2)
+	conn := c.Conn()
+	defer conn.Close()
+	p := conn.Pipeline()
+	p.Do(ctx, "WATCH", "{w}a")
+	p.Do(ctx, "SET", "{w}a", "1")
+	p.Do(ctx, "MULTI")
+	p.Do(ctx, "PING")
+	exec := p.Do(ctx, "EXEC")
+	_, _ = p.Exec(ctx)
+	require.ErrorIs(t, exec.Err(), redis.Nil)
+
+	// A no-op write (PERSIST of a missing key) does not abort.
+	require.Equal(t, "OK", conn.Do(ctx, "WATCH", "{w}missing").Val())
+	require.Equal(t, int64(0), conn.Do(ctx, "PERSIST", "{w}missing").Val())
+	require.Equal(t, "OK", conn.Do(ctx, "MULTI").Val())
+	require.Equal(t, "QUEUED", conn.Do(ctx, "PING").Val())
+	res, err := conn.Do(ctx, "EXEC").Result()
+	require.NoError(t, err)
+	require.Equal(t, []any{"PONG"}, res)
+}
+
+// Loop commands that change what shards read (the script cache) keep their
+// place in a pipeline.
+func TestPipelineOrderAroundScriptCache(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "4")
+	ctx := context.Background()
+	c := n.Client(t, 2)
+	p := c.Pipeline()
+	p.Do(ctx, "SCRIPT", "FLUSH")
+	p.Do(ctx, "EVAL", "return 1", "1", "{k}a")
+	exists := p.Do(ctx, "SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+	p.Do(ctx, "SET", "{k}b", "x")
+	get := p.Get(ctx, "{k}b")
+	_, err := p.Exec(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(1)}, exists.Val())
+	require.Equal(t, "x", get.Val())
+}

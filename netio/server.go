@@ -24,6 +24,7 @@ import (
 
 	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -150,6 +151,8 @@ func New(o Options) *Server {
 		s.Table.Publish(t)
 	}
 	s.shards = shard.NewGroup(o.System, n, o.Log)
+	// Loop commands whose effect later shard commands depend on.
+	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.watchInt("maxclients", &s.maxClients)
 	s.watchInt("client-query-buffer-limit", &s.qbufLimit)
 	s.watchInt("proto-max-bulk-len", &s.maxBulk)
@@ -320,11 +323,17 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		if n == 0 {
 			break
 		}
-		consumed += n
 		if len(args) == 0 {
+			consumed += n
 			continue
 		}
-		s.dispatch(cl, g, args)
+		if !s.dispatch(cl, g, args) {
+			// An ordering barrier: earlier commands still run in shard
+			// actors. Leave this one unparsed until they have answered.
+			cl.paused = true
+			break
+		}
+		consumed += n
 	}
 	// Keep the unparsed tail in our own buffer so the next read does not
 	// re-copy a growing gnet cache.

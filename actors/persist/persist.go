@@ -250,7 +250,12 @@ func (m *Manager) encode(cw *crcWriter) error {
 	for i := 0; i < m.g.N(); i++ {
 		for from := 0; from < slots.NumSlots; {
 			m.g.SaveSlots(i, from, chunkBudget, opt, func(ch shard.SaveChunk) { reply <- ch })
-			ch := <-reply
+			var ch shard.SaveChunk
+			select {
+			case ch = <-reply:
+			case <-m.stop:
+				return errors.New("the node is stopping")
+			}
 			if ch.Err != nil {
 				return fmt.Errorf("serializing shard %d: %v", i, ch.Err)
 			}

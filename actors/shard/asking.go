@@ -134,6 +134,9 @@ func (s *Shard) countKeys(cmd *Cmd, slot int) (missing, existing int, multi bool
 // redirect the transaction is discarded and EXEC replies with the error,
 // left in the marker's Result as a string.
 func (s *Shard) redirectTx(marker *Cmd, cmds []Cmd) bool {
+	if marker.Slot < 0 {
+		return false // a keyless transaction checking only WATCH
+	}
 	t := s.routingTable()
 	if t == nil || (t.Migrating == nil && t.Importing == nil && int(t.Owner[marker.Slot]) == t.Self) {
 		return false

@@ -101,7 +101,11 @@ func (s *Shard) applyOne(rc *Replicated) {
 				Int64("errors", s.applyErrors).Msg("command from the primary failed on this replica")
 		}
 	}
-	if rc.Spec.Write() && (!c.unchanged || c.signalled) && !failed && (len(s.blocked) > 0 || len(s.watched) > 0) {
+	changed := rc.Spec.Write() && (!c.unchanged || c.signalled) && !failed
+	if changed {
+		s.Stats.Dirty.Add(1) // save rules count a replica's writes too
+	}
+	if changed && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) {
 		s.keyIdx, _ = rc.Spec.KeyIndexes(s.keyIdx[:0], rc.Args)
 		for _, k := range s.keyIdx {
 			s.signal(rc.Args[k])

@@ -173,6 +173,15 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	b.Out.Proto = int(cmd.Proto)
 	mark := len(b.Out.B)
 	s.trackWriter(cmd)
+	// A write to keys that exist neither before nor after it changed
+	// nothing (PERSIST, RPUSHX, HDEL … on a missing key): Redis signals no
+	// WATCHer for those, so remember which keys existed.
+	signalling := cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive())
+	var existed uint64
+	if signalling {
+		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
+		existed = s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
+	}
 	wrap, wrapRec := -1, 0
 	if s.repl.on && isScriptSpec(cmd.Spec) {
 		wrap, wrapRec = s.wrapStart() // a script's effects replay atomically
@@ -194,13 +203,33 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	if cmd.Spec.Write() && (!s.call.unchanged || s.call.signalled) && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		s.Stats.Dirty.Add(1)
 	}
-	if cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) && !s.call.unchanged &&
-		(len(b.Out.B) == mark || b.Out.B[mark] != '-') {
-		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
-		for _, k := range s.keyIdx {
-			s.signal(cmd.Args[k])
+	if signalling && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+		existed |= s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
+		for i, k := range s.keyIdx {
+			if i >= 64 || existed&(1<<uint(i)) != 0 {
+				s.signal(cmd.Args[k])
+			}
 		}
 	}
+}
+
+// liveKeys returns a bit per key index (up to 64) set when that key is in
+// the slot's keyspace.
+func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
+	if slot < 0 || slot >= len(s.spaces) {
+		return ^uint64(0)
+	}
+	ks := s.spaces[slot]
+	var bits uint64
+	for i, k := range idx {
+		if i >= 64 {
+			break
+		}
+		if ks != nil && ks.Get(args[k]) != nil {
+			bits |= 1 << uint(i)
+		}
+	}
+	return bits
 }
 
 func (s *Shard) finish(b *Batch) {

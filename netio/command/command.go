@@ -62,6 +62,10 @@ type Spec struct {
 	TxControl bool
 	// WatchCmd marks WATCH: the shard records the client's watch state.
 	WatchCmd bool
+	// Barrier loop commands change state the shards read (script cache,
+	// configuration): they wait until the connection's earlier commands
+	// have run in their shards, so a pipeline sees them in order.
+	Barrier bool
 
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
@@ -85,6 +89,13 @@ func (s *Spec) Is(f string) bool {
 	}
 	return false
 }
+
+// Stale reports the stale flag (cached): allowed on a replica whose link
+// is down with replica-serve-stale-data no.
+func (s *Spec) Stale() bool { return s.stale }
+
+// Loading reports the loading flag (cached): allowed while loading.
+func (s *Spec) Loading() bool { return s.loading }
 
 // Write reports the write flag (cached).
 func (s *Spec) Write() bool { return s.write }
@@ -245,6 +256,20 @@ func All() []*Spec {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// MarkBarrier sets Barrier on the named commands ("script|load", ...);
+// unknown names are ignored.
+func MarkBarrier(names ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range names {
+		for _, s := range all {
+			if s.Name == n {
+				s.Barrier = true
+			}
+		}
+	}
 }
 
 // ByID returns the spec with the given ID.
