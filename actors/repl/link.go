@@ -61,9 +61,10 @@ type link struct {
 	read     []int64 // primary offsets of what was handed to the shards
 	applied  []int64 // primary offsets known to be applied
 
-	sem    chan struct{}
-	ackNow chan struct{}
-	specs  map[string]*command.Spec
+	sem       chan struct{}
+	batchPool sync.Pool
+	ackNow    chan struct{}
+	specs     map[string]*command.Spec
 }
 
 func newLink(m *Manager, host string, port int, replid string, offs []int64) *link {
@@ -276,7 +277,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 	pending := 0
 	syncedShards := 0
 	var hdr [frameHdr]byte
-	var argBuf, argChunk [][]byte
+	var argBuf [][]byte
 	var chunk []byte
 	flush := func() {
 		for j, b := range batches {
@@ -284,7 +285,6 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 				continue
 			}
 			l.sem <- struct{}{}
-			b.Done = func() { <-l.sem }
 			shards.Apply(j, b)
 			batches[j] = nil
 		}
@@ -296,7 +296,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 	batchFor := func(j int) *shard.ApplyBatch {
 		b := batches[j]
 		if b == nil {
-			b = &shard.ApplyBatch{Offset: -1}
+			b = l.newBatch()
 			batches[j] = b
 		}
 		return b
@@ -357,14 +357,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 				}
 				j := slot % mShards
 				b := batchFor(j)
-				// Argument vectors are carved from shared chunks too.
-				if len(argChunk)+len(argBuf) > cap(argChunk) {
-					argChunk = make([][]byte, 0, max(len(argBuf), 4096))
-				}
-				start := len(argChunk)
-				argChunk = append(argChunk, argBuf...)
-				b.Cmds = append(b.Cmds, shard.Replicated{Spec: l.spec(argBuf), Args: argChunk[start:len(argChunk):len(argChunk)],
-					Slot: slot, Raw: raw})
+				b.Cmds = append(b.Cmds, shard.Replicated{Spec: l.spec(argBuf), Payload: body, Slot: slot, Raw: raw})
 			}
 			if same {
 				batchFor(i).Offset = off
@@ -404,6 +397,26 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 			flush()
 		}
 	}
+}
+
+// newBatch takes an apply batch from the link's pool: batches come back
+// once their shard applied them, with their command slice, so a replica
+// does not allocate per batch.
+func (l *link) newBatch() *shard.ApplyBatch {
+	if b, ok := l.batchPool.Get().(*shard.ApplyBatch); ok {
+		return b
+	}
+	b := &shard.ApplyBatch{Offset: -1}
+	b.Done = func() {
+		clear(b.Cmds)
+		b.Cmds, b.Offset = b.Cmds[:0], -1
+		if cap(b.Cmds) > 4096 {
+			b.Cmds = nil
+		}
+		l.batchPool.Put(b)
+		<-l.sem
+	}
+	return b
 }
 
 // flushSlots splits a FLUSHSLOTS record by the shard owning each slot

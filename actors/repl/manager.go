@@ -468,11 +468,13 @@ func (m *Manager) psync(req netio.PSyncRequest, conn netio.FeedConn, reply func(
 		// (checked again, atomically, when attaching).
 		partial = m.attachAll(f, vec, true)
 		if !partial && f.dead.Load() {
+			reply("ERR the backlog moved on during the partial resync, retry", true)
 			return
 		}
 	}
 	if partial {
 		if !m.sameRole(role) {
+			reply(errRoleChanged, true)
 			conn.Close()
 			return
 		}
@@ -498,6 +500,7 @@ func (m *Manager) psync(req netio.PSyncRequest, conn netio.FeedConn, reply func(
 	}
 	wg.Wait()
 	if !m.sameRole(role) {
+		reply(errRoleChanged, true)
 		conn.Close()
 		return
 	}
@@ -546,6 +549,8 @@ func (m *Manager) attachAll(f *feed, vec []int64, check bool) bool {
 	}
 	return true
 }
+
+const errRoleChanged = "ERR the replication role changed, retry"
 
 func (m *Manager) sameRole(role uint64) bool {
 	m.mu.Lock()

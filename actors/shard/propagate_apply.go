@@ -19,8 +19,11 @@ import (
 // Replicated is one command to apply.
 type Replicated struct {
 	Spec *command.Spec // nil for MULTI/EXEC markers and FLUSHSLOTS
-	Args [][]byte
-	Slot int
+	// Payload is the command as a RESP array (a record's payload); the
+	// shard splits it into arguments itself, so a replica allocates no
+	// argument vectors per command.
+	Payload []byte
+	Slot    int
 	// Raw is the record as received, appended to this node's stream (nil
 	// for snapshot records).
 	Raw []byte
@@ -75,12 +78,18 @@ func (s *Shard) apply(b *ApplyBatch) {
 }
 
 func (s *Shard) applyOne(rc *Replicated) {
+	args, ok := SplitCommand(rc.Payload, s.applyArgs[:0])
+	s.applyArgs = args
+	if !ok || len(args) == 0 {
+		s.log.Warn().Msg("malformed command in the replication stream")
+		return
+	}
 	cmd := &s.applyCmd
-	*cmd = Cmd{Spec: rc.Spec, Args: rc.Args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
+	*cmd = Cmd{Spec: rc.Spec, Args: args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
 	w := &s.applyOut
 	w.B, w.Proto = w.B[:0], 2
 	c := &s.call
-	*c = Call{Args: rc.Args, W: w, Slot: rc.Slot, S: s, Cmd: cmd, master: true}
+	*c = Call{Args: args, W: w, Slot: rc.Slot, S: s, Cmd: cmd, master: true}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -106,9 +115,9 @@ func (s *Shard) applyOne(rc *Replicated) {
 		s.Stats.Dirty.Add(1) // save rules count a replica's writes too
 	}
 	if changed && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) {
-		s.keyIdx, _ = rc.Spec.KeyIndexes(s.keyIdx[:0], rc.Args)
+		s.keyIdx, _ = rc.Spec.KeyIndexes(s.keyIdx[:0], args)
 		for _, k := range s.keyIdx {
-			s.signal(rc.Args[k])
+			s.signal(args[k])
 		}
 		if len(s.ready) > 0 {
 			s.wake()
@@ -117,6 +126,42 @@ func (s *Shard) applyOne(rc *Replicated) {
 	if cap(w.B) > 1<<16 {
 		w.B = nil
 	}
+}
+
+// SplitCommand splits a RESP array of bulk strings (a record's payload)
+// into its arguments, appended to dst; they point into p.
+func SplitCommand(p []byte, dst [][]byte) ([][]byte, bool) {
+	n, p, ok := respLen(p, '*')
+	if !ok {
+		return dst, false
+	}
+	for i := 0; i < n; i++ {
+		var l int
+		if l, p, ok = respLen(p, '$'); !ok || len(p) < l+2 {
+			return dst, false
+		}
+		dst = append(dst, p[:l:l])
+		p = p[l+2:]
+	}
+	return dst, true
+}
+
+func respLen(p []byte, c byte) (int, []byte, bool) {
+	if len(p) < 3 || p[0] != c {
+		return 0, p, false
+	}
+	n, i := 0, 1
+	for ; i < len(p) && p[i] != '\r'; i++ {
+		d := p[i]
+		if d < '0' || d > '9' {
+			return 0, p, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	if i+1 >= len(p) || p[i+1] != '\n' {
+		return 0, p, false
+	}
+	return n, p[i+2:], true
 }
 
 func trimCRLF(b []byte) []byte {

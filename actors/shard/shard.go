@@ -74,6 +74,7 @@ type Shard struct {
 	replica     bool
 	snapBuf     []byte
 	applyCmd    Cmd
+	applyArgs   [][]byte
 	applyOut    resp.Writer
 	applyErrors int64
 	applyErrAt  time.Time
