@@ -131,3 +131,12 @@ func TestBlockingZPopServedByZAdd(t *testing.T) {
 	require.Equal(t, "high", got.Member)
 	require.Equal(t, float64(5), got.Score)
 }
+
+// A positive timeout too small for a double still times out (Redis reads it
+// as a long double), instead of blocking forever like 0 would.
+func TestBlockingTinyTimeoutTimesOut(t *testing.T) {
+	n := nodetest.Start(t)
+	c := n.Client(t, 2)
+	err := c.Do(context.Background(), "BLPOP", "bq:tiny", "1e-400").Err()
+	require.ErrorIs(t, err, redis.Nil)
+}

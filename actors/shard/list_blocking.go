@@ -54,10 +54,26 @@ func (c *Call) parseTimeout(arg []byte) (time.Duration, bool) {
 		return 0, false
 	}
 	d := time.Duration(ms * float64(time.Millisecond))
-	if f > 0 && d <= 0 {
+	if (f > 0 || nonZeroMantissa(arg)) && d <= 0 {
+		// A positive timeout too small for a float64 ("1e-400") must
+		// still time out, not block forever.
 		d = time.Millisecond
 	}
 	return d, true
+}
+
+// nonZeroMantissa reports whether a decimal number has a non-zero digit
+// before its exponent (ParseFloat rounds tiny values to 0).
+func nonZeroMantissa(b []byte) bool {
+	for _, ch := range b {
+		if ch == 'e' || ch == 'E' {
+			return false
+		}
+		if ch >= '1' && ch <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // timedOut is the reply of every blocking list command that gave up.
