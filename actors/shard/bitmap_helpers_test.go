@@ -1,16 +1,11 @@
 package shard_test
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
@@ -55,51 +50,8 @@ func bitShort(args []string) []string {
 	return append(append([]string{}, args[:8]...), fmt.Sprintf("... (%d args)", len(args)))
 }
 
-// bitDo sends one command on sc and returns its raw reply. Unlike
-// strConn.Do it reads aggregates in linear time (PFDEBUG GETREG answers
-// 16384 elements).
+// bitDo sends one command on sc and returns its raw reply.
 func bitDo(t *testing.T, sc *strConn, args []string) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
-	}
-	require.NoError(t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err := io.WriteString(sc.c, b.String())
-	require.NoError(t, err)
-	var out strings.Builder
-	require.NoError(t, bitReadReply(sc.r, &out), "reading the reply to %q", bitShort(args))
-	return out.String()
-}
-
-// bitReadReply appends one complete RESP2/RESP3 reply, verbatim, to out.
-func bitReadReply(r *bufio.Reader, out *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if len(line) < 3 {
-		return fmt.Errorf("short line %q", line)
-	}
-	out.WriteString(line)
-	n, _ := strconv.Atoi(line[1 : len(line)-2])
-	switch line[0] {
-	case '$', '=', '!':
-		if n < 0 {
-			return nil
-		}
-		_, err := io.CopyN(out, r, int64(n)+2)
-		return err
-	case '*', '~', '>', '%', '|':
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			if err := bitReadReply(r, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return sc.Do(args...)
 }

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,79 +95,17 @@ func (dc *dumpConn) Encoding(key string) string {
 	return dc.Bulk("OBJECT", "ENCODING", key)
 }
 
-func dumpRead(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 3 {
-		return "", fmt.Errorf("short line %q", line)
-	}
-	out := line
-	head := line[1 : len(line)-2]
-	switch line[0] {
-	case '$', '=', '!':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return out + string(buf), nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		var sb strings.Builder
-		sb.WriteString(out)
-		for i := 0; i < n; i++ {
-			el, err := dumpRead(r)
-			if err != nil {
-				return "", err
-			}
-			sb.WriteString(el)
-		}
-		return sb.String(), nil
-	}
-	return out, nil
-}
+// dumpRead reads one reply verbatim (shared helper).
+var dumpRead = nodetest.ReadReply
 
 // dumpRedis starts a real redis-server (DEBUG enabled) for side-by-side
 // comparisons; the test is skipped when none is installed.
 func dumpRedis(t *testing.T, directives ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir(), "--loglevel", "warning", "--enable-debug-command", "yes"}
+	args := []string{"--enable-debug-command", "yes"}
 	for i := 0; i+1 < len(directives); i += 2 {
 		args = append(args, "--"+directives[i], directives[i+1])
 	}
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
+	return nodetest.StartRedis(t, args...)
 }
 
 // dumpNode starts a slotd node with DEBUG enabled.

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
-	"os/exec"
 	"sort"
 	"strconv"
 	"testing"
@@ -59,43 +57,8 @@ func (kc *keysConn) Do(args ...string) string {
 	return raw
 }
 
-// keysReadReply reads one complete RESP2/RESP3 reply and returns its bytes.
-func keysReadReply(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 3 {
-		return "", fmt.Errorf("short line %q", line)
-	}
-	out := line
-	body := line[1 : len(line)-2]
-	switch line[0] {
-	case '$', '=', '!':
-		n, _ := strconv.Atoi(body)
-		if n < 0 {
-			return out, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return out + string(buf), nil
-	case '*', '~', '>', '%', '|':
-		n, _ := strconv.Atoi(body)
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			el, err := keysReadReply(r)
-			if err != nil {
-				return "", err
-			}
-			out += el
-		}
-	}
-	return out, nil
-}
+// keysReadReply reads one reply verbatim (shared helper).
+var keysReadReply = nodetest.ReadReply
 
 // keysElems splits a raw aggregate reply into its header and raw elements.
 func keysElems(t *testing.T, raw string) (string, []string) {
@@ -166,28 +129,4 @@ func keysScanAll(t *testing.T, kc *keysConn, opts ...string) map[string]int {
 
 // keysRedis starts a real redis-server on a free port for side-by-side
 // comparisons; the test is skipped when none is installed.
-func keysRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", t.TempDir(), "--loglevel", "warning")
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
-}
+func keysRedis(t *testing.T) string { return nodetest.StartRedis(t) }

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,46 +52,8 @@ func (lc *lhConn) Do(args ...string) string {
 	return raw
 }
 
-// lhRead reads one complete RESP2/RESP3 reply verbatim.
-func lhRead(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 3 {
-		return "", fmt.Errorf("short line %q", line)
-	}
-	out := line
-	head := line[1 : len(line)-2]
-	switch line[0] {
-	case '$', '=', '!':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return out + string(buf), nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			el, err := lhRead(r)
-			if err != nil {
-				return "", err
-			}
-			out += el
-		}
-	}
-	return out, nil
-}
+// lhRead reads one reply verbatim (shared helper).
+var lhRead = nodetest.ReadReply
 
 // lhElems splits an aggregate reply into its header line and raw elements
 // (a map's keys and values alternate).
@@ -197,33 +156,7 @@ func lhScanAll(t *testing.T, lc *lhConn, key string, opts ...string) map[string]
 
 // lhRedis starts a real redis-server with the given extra arguments on a
 // free port; the test is skipped when none is installed.
-func lhRedis(t *testing.T, extra ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	dir := t.TempDir()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
-}
+func lhRedis(t *testing.T, extra ...string) string { return nodetest.StartRedis(t, extra...) }
 
 // lhWords splits a script line into arguments: a word made of two single
 // quotes is an empty argument, and \0 inside a word is a NUL byte.

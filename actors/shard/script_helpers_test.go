@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,76 +64,13 @@ func (sc *scrConn) Do(args ...string) string {
 	return sc.Read(10 * time.Second)
 }
 
-func scrReadReply(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 3 {
-		return "", fmt.Errorf("short line %q", line)
-	}
-	out := line
-	head := line[1 : len(line)-2]
-	switch line[0] {
-	case '$', '=', '!':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return out + string(buf), nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			el, err := scrReadReply(r)
-			if err != nil {
-				return "", err
-			}
-			out += el
-		}
-		return out, nil
-	default:
-		return out, nil
-	}
-}
+// scrReadReply reads one reply verbatim (shared helper).
+var scrReadReply = nodetest.ReadReply
 
 // scrRedis starts a real redis-server for side-by-side comparisons; the
 // test is skipped when none is installed.
 func scrRedis(t *testing.T, directives ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	dir := t.TempDir()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, directives...)
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
+	return nodetest.StartRedis(t, directives...)
 }
 
 func scrBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }

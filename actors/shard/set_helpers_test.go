@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,31 +196,7 @@ func (v *szVal) shape() string {
 // szRedis starts a real redis-server on a free port (extra directives
 // appended); the test is skipped when none is installed.
 func szRedis(t *testing.T, directives ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	dir := t.TempDir()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, directives...)
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
+	return nodetest.StartRedis(t, directives...)
 }
 
 // szNode starts a slotd node with several shard actors.

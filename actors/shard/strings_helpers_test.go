@@ -57,48 +57,8 @@ func (sc *strConn) Do(args ...string) string {
 	return reply
 }
 
-// strReadReply reads one complete RESP2/RESP3 reply verbatim.
-func strReadReply(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if len(line) < 3 {
-		return "", fmt.Errorf("short line %q", line)
-	}
-	out := line
-	head := line[1 : len(line)-2]
-	switch line[0] {
-	case '$', '=', '!':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return out + string(buf), nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(head)
-		if err != nil || n < 0 {
-			return out, err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			el, err := strReadReply(r)
-			if err != nil {
-				return "", err
-			}
-			out += el
-		}
-		return out, nil
-	default: // + - : _ , # (
-		return out, nil
-	}
-}
+// strReadReply reads one reply verbatim (shared helper).
+var strReadReply = nodetest.ReadReply
 
 // strBulk encodes s as a bulk reply.
 func strBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
