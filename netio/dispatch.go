@@ -122,7 +122,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		s.replyErr(g, errClusterDisabled)
 		return
 	}
-	if lc := cl.lastCmd.Load(); lc == nil || *lc != spec.Name {
+	if cl.lastCmd.Load() != &spec.Name {
 		cl.lastCmd.Store(&spec.Name)
 	}
 	switch spec.Exec {

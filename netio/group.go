@@ -159,13 +159,8 @@ func (g *group) seal(srv *Server) bool {
 // appendTo writes the group's replies, in command order, to out.
 func (g *group) appendTo(out []byte) []byte {
 	// Fast path: one source only.
-	if len(g.fanouts) == 0 && len(g.deferred) == 0 && len(g.splits) == 0 && len(g.txs) == 0 {
-		if len(g.used) == 0 {
-			return append(out, g.local.B...)
-		}
-		if len(g.used) == 1 && len(g.localEnds) == 0 {
-			return append(out, g.batches[g.used[0]].Out.B...)
-		}
+	if b := g.singleBuffer(); b != nil {
+		return append(out, b...)
 	}
 	var cur [64]int // per shard cursor into Ends
 	var curs []int
