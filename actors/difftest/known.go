@@ -141,36 +141,12 @@ func knownReply(c Cmd, a, b *Reply) *knownDiff {
 	return nil
 }
 
-// Pipeline ordering: Redis runs a client's pipelined commands strictly in
-// order. slotd runs commands handled on the event loop (SCRIPT, EXEC's
-// WATCH check) as soon as it parses them, possibly before earlier commands
-// of the same read have run in their shard actor. Until that is fixed the
-// runner ends its pipeline at these points, so each such command only sees
-// completed predecessors.
-var knownSyncs = []struct{ name, why string }{
-	{"script-cache-order", "EVAL adds its script to the cache when it runs in its shard; a pipelined SCRIPT " +
-		"EXISTS/FLUSH (event loop) or a keyless EVALSHA (another shard) can run before it. Inside MULTI the " +
-		"same happens with no pipeline at all (SCRIPT runs at EXEC before the queued EVALs), so the generator " +
-		"puts no SCRIPT command in a transaction"},
-	{"watch-check-order", "EXEC of a transaction without keyed commands checks WATCH on the event loop, " +
-		"before pipelined writes ahead of it ran, and misses their invalidation"},
-}
-
-// syncAfter reports whether the pipeline must end after c (queue: the
-// predicted transaction queue when c is EXEC).
-func syncAfter(c Cmd, queue []Cmd) bool {
-	if isEval(c) {
-		return true
-	}
-	if isBare(c, "EXEC") {
-		for _, q := range queue {
-			if isEval(q) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// Pipeline ordering needs no workaround: slotd keeps a client's pipelined
+// commands in order (SCRIPT LOAD/FLUSH/EXISTS and CONFIG SET wait for
+// earlier shard commands; a keyless EXEC checks WATCH in a shard holding
+// the watched keys). One limit stays in the generator: a queued SCRIPT runs
+// at EXEC on the event loop before the queued EVALs run in their shard, so
+// no SCRIPT command is put in a transaction.
 
 // watchNoOpWrite is the known difference of WATCH: slotd flags a WATCHed
 // key as modified after any successful write command on it

@@ -216,7 +216,7 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 		}
 		endsChunk := (name == "SPOP" && !st.predMulti) || (isBare(c, "EXEC") && st.predMulti && hasSpop(st.predQueue)) ||
 			(rl.endsChunk != nil && !st.predMulti && rl.endsChunk(c)) ||
-			syncAfter(c, st.predQueue) || watchedExec || (!st.predMulti && knownEndsChunk(c)) ||
+			watchedExec || (!st.predMulti && knownEndsChunk(c)) ||
 			(isBare(c, "EXEC") && st.predMulti && slices.ContainsFunc(st.predQueue, knownEndsChunk))
 		it := item{cmd: c, idx: j}
 		if rl.probes != nil && !st.predMulti {
