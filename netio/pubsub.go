@@ -5,13 +5,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/netio/command"
-	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -102,28 +100,46 @@ type pubsubConn struct {
 // subscribers node-wide.
 type pubsubRegistry struct {
 	mu   sync.RWMutex
-	subs [3]map[string]map[*client]struct{}
+	subs [3]map[string]*subList
+}
+
+// subList is one channel's subscribers: a slice to walk on publish (faster
+// than a map) and each client's index in it for O(1) removal. Changed under
+// the registry's write lock only.
+type subList struct {
+	list []*client
+	idx  map[*client]int
 }
 
 func (r *pubsubRegistry) add(kind int, name string, cl *client) {
 	r.mu.Lock()
 	if r.subs[kind] == nil {
-		r.subs[kind] = map[string]map[*client]struct{}{}
+		r.subs[kind] = map[string]*subList{}
 	}
-	m := r.subs[kind][name]
-	if m == nil {
-		m = map[*client]struct{}{}
-		r.subs[kind][name] = m
+	l := r.subs[kind][name]
+	if l == nil {
+		l = &subList{idx: map[*client]int{}}
+		r.subs[kind][name] = l
 	}
-	m[cl] = struct{}{}
+	if _, ok := l.idx[cl]; !ok {
+		l.idx[cl] = len(l.list)
+		l.list = append(l.list, cl)
+	}
 	r.mu.Unlock()
 }
 
 func (r *pubsubRegistry) remove(kind int, name string, cl *client) {
 	r.mu.Lock()
-	if m := r.subs[kind][name]; m != nil {
-		delete(m, cl)
-		if len(m) == 0 {
+	if l := r.subs[kind][name]; l != nil {
+		if i, ok := l.idx[cl]; ok {
+			last := len(l.list) - 1
+			l.list[i] = l.list[last]
+			l.idx[l.list[i]] = i
+			l.list[last] = nil
+			l.list = l.list[:last]
+			delete(l.idx, cl)
+		}
+		if len(l.list) == 0 {
 			delete(r.subs[kind], name)
 		}
 	}
@@ -136,6 +152,14 @@ func (r *pubsubRegistry) count(kind int) int {
 	n := len(r.subs[kind])
 	r.mu.RUnlock()
 	return n
+}
+
+// numSubs is the number of subscribers of one channel; caller holds mu.
+func (r *pubsubRegistry) numSubs(kind int, name []byte) int {
+	if l := r.subs[kind][string(name)]; l != nil {
+		return len(l.list)
+	}
+	return 0
 }
 
 // subscribed reports whether cl is in RESP2 subscribed mode terms: any
@@ -329,53 +353,67 @@ func (s *Server) DeliverSPublish(channel, msg []byte) { s.publishLocal(psShard, 
 
 // publishLocal pushes msg to this node's subscribers of channel (and, for
 // plain channels, of matching patterns); it returns how many received it.
+// The message is encoded once and its bytes appended to every subscriber's
+// pending pushes.
 func (s *Server) publishLocal(kind int, channel, msg []byte) int {
 	r := &s.ps
 	n := 0
 	r.mu.RLock()
-	if subs := r.subs[kind][string(channel)]; len(subs) > 0 {
+	if l := r.subs[kind][string(channel)]; l != nil && len(l.list) > 0 {
 		verb := "message"
 		if kind == psShard {
 			verb = "smessage"
 		}
-		// Encode once per protocol, not once per subscriber.
-		var m pushMsg
+		m := getPushMsg()
 		m.encode(verb, nil, channel, msg)
-		for cl := range subs {
-			cl.queueEncoded(&m)
-			n++
+		for _, cl := range l.list {
+			cl.queueEncoded(m.b)
 		}
+		n += len(l.list)
+		putPushMsg(m)
 	}
-	if kind == psChannel {
-		for pat, subs := range r.subs[psPattern] {
+	if kind == psChannel && len(r.subs[psPattern]) > 0 {
+		var m *pushMsg
+		for pat, l := range r.subs[psPattern] {
 			if !keyspace.Match([]byte(pat), channel, false) {
 				continue
 			}
-			var m pushMsg
-			m.encode("pmessage", []byte(pat), channel, msg)
-			for cl := range subs {
-				cl.queueEncoded(&m)
-				n++
+			if m == nil {
+				m = getPushMsg()
 			}
+			m.encode("pmessage", []byte(pat), channel, msg)
+			for _, cl := range l.list {
+				cl.queueEncoded(m.b)
+			}
+			n += len(l.list)
+		}
+		if m != nil {
+			putPushMsg(m)
 		}
 	}
 	r.mu.RUnlock()
 	return n
 }
 
-// pushMsg is one message encoded for RESP2 and RESP3 subscribers.
-type pushMsg struct{ b2, b3 []byte }
+// pushMsg is one message encoded as a RESP2 array; the RESP3 push form
+// differs only in its first byte ('>' for '*').
+type pushMsg struct{ b []byte }
+
+var pushMsgPool = sync.Pool{New: func() any { return &pushMsg{} }}
+
+func getPushMsg() *pushMsg { return pushMsgPool.Get().(*pushMsg) }
+
+func putPushMsg(m *pushMsg) {
+	if cap(m.b) <= 64<<10 {
+		m.b = m.b[:0]
+		pushMsgPool.Put(m)
+	}
+}
 
 func (m *pushMsg) encode(kind string, pattern, channel, msg []byte) {
-	for _, proto := range []int{2, 3} {
-		w := resp.Writer{Proto: proto}
-		encodeMessage(&w, kind, pattern, channel, msg)
-		if proto == 2 {
-			m.b2 = w.B
-		} else {
-			m.b3 = w.B
-		}
-	}
+	w := resp.Writer{B: m.b[:0], Proto: 2}
+	encodeMessage(&w, kind, pattern, channel, msg)
+	m.b = w.B
 }
 
 func encodeMessage(w *resp.Writer, kind string, pattern, channel, msg []byte) {
@@ -396,20 +434,25 @@ func encodeMessage(w *resp.Writer, kind string, pattern, channel, msg []byte) {
 	w.Bulk(msg)
 }
 
-// queueEncoded queues a pre-encoded message for cl.
-func (cl *client) queueEncoded(m *pushMsg) {
-	cl.queuePush(func(w *resp.Writer) {
-		if w.Proto >= 3 {
-			w.Raw(m.b3)
-		} else {
-			w.Raw(m.b2)
-		}
-	})
+// queueEncoded queues a message encoded as a RESP2 array (see pushMsg) for
+// cl: a plain append under the client's lock, the hot path of PUBLISH.
+func (cl *client) queueEncoded(b []byte) {
+	p := &cl.ps
+	p.mu.Lock()
+	if p.dead {
+		p.mu.Unlock()
+		return
+	}
+	at := len(p.push)
+	p.push = append(p.push, b...)
+	if cl.hasFlag(clientFlagResp3) {
+		p.push[at] = '>'
+	}
+	cl.pushed()
 }
 
 // queuePush encodes a push into cl's pending buffer and schedules a flush
-// on its loop. Pushes past the pub/sub hard output limit mark the client
-// for closing instead of growing memory.
+// on its loop.
 func (cl *client) queuePush(enc func(w *resp.Writer)) {
 	p := &cl.ps
 	p.mu.Lock()
@@ -423,8 +466,15 @@ func (cl *client) queuePush(enc func(w *resp.Writer)) {
 	}
 	enc(&w)
 	p.push = w.B
-	over := cl.overLimit(int64(len(p.push)) + p.outLast.Load())
-	if over {
+	cl.pushed()
+}
+
+// pushed finishes queuing a push: pushes past the output limit mark the
+// client for closing instead of growing memory, and the first push since
+// the last flush schedules one. Called with ps.mu held; releases it.
+func (cl *client) pushed() {
+	p := &cl.ps
+	if cl.overLimit(int64(len(p.push)) + p.outLast.Load()) {
 		p.dead = true
 		p.push = nil
 	}
@@ -491,35 +541,6 @@ func (lp *loopPush) Run(context.Context) error {
 	return nil
 }
 
-// overLimit applies client-output-buffer-limit for the client's class to
-// the given output size; the caller holds ps.mu.
-func (cl *client) overLimit(size int64) bool {
-	class := config.ClassNormal
-	switch cl.typ() {
-	case clientTypePubSub:
-		class = config.ClassPubSub
-	case clientTypeReplica:
-		class = config.ClassReplica
-	}
-	l := cl.srv.outLimits(class)
-	if l.Hard > 0 && size >= l.Hard {
-		return true
-	}
-	if l.Soft > 0 && size >= l.Soft {
-		now := time.Now().UnixMilli()
-		if cl.ps.softAt == 0 {
-			cl.ps.softAt = now
-			cl.ps.soft.Store(true)
-		} else if now-cl.ps.softAt >= l.SoftSeconds*1000 {
-			return true
-		}
-	} else if cl.ps.softAt != 0 {
-		cl.ps.softAt = 0
-		cl.ps.soft.Store(false)
-	}
-	return false
-}
-
 // takePushes moves pending pushes into a completed group at the end of the
 // reply queue; runs on the loop at flush time. A client over its output
 // limit is closed.
@@ -536,9 +557,7 @@ func (cl *client) takePushes() {
 	p.pending.Store(dead)
 	p.mu.Unlock()
 	if dead {
-		cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
-		cl.closed = true
-		_ = cl.conn.Close()
+		cl.closeOverLimit()
 		return
 	}
 	if len(buf) == 0 {
@@ -554,49 +573,6 @@ func (cl *client) takePushes() {
 		p.push = buf // reuse the group's old buffer
 	}
 	p.mu.Unlock()
-}
-
-// checkOutput measures what gnet still holds for the connection after a
-// flush, for the output limit; runs on the loop.
-func (cl *client) checkOutput() {
-	out := int64(cl.conn.OutboundBuffered())
-	p := &cl.ps
-	if out == 0 && !p.soft.Load() {
-		if p.outLast.Load() != 0 {
-			p.outLast.Store(0)
-		}
-		return
-	}
-	p.outLast.Store(out)
-	p.mu.Lock()
-	over := (out > 0 || p.softAt != 0) && !p.dead && cl.overLimit(out+int64(len(p.push)))
-	if over {
-		p.dead = true
-		p.push = nil
-	}
-	p.mu.Unlock()
-	if over {
-		cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
-		cl.closed = true
-		_ = cl.conn.Close()
-	}
-}
-
-// outLimits returns the output limits of a class (cached per second: the
-// hot path must not take the config lock per message).
-func (s *Server) outLimits(class config.ClientClass) config.BufferLimit {
-	now := time.Now().Unix()
-	if c := s.outLim.Load(); c != nil && c.at == now {
-		return c.l[class]
-	}
-	c := &outLimCache{at: now, l: s.Cfg.ClientOutputBufferLimits()}
-	s.outLim.Store(c)
-	return c.l[class]
-}
-
-type outLimCache struct {
-	at int64
-	l  config.ClientBufferLimits
 }
 
 // pubsubClose drops a closing connection's subscriptions.
@@ -624,7 +600,7 @@ func (s *Server) ShardSlotsLost(t *slots.Table) {
 		if moved == nil {
 			moved = map[*client][]string{}
 		}
-		for cl := range subs {
+		for _, cl := range subs.list {
 			moved[cl] = append(moved[cl], ch)
 		}
 	}
@@ -702,7 +678,7 @@ func numSub(x *Ctx, kind int) {
 	defer r.mu.RUnlock()
 	for _, ch := range x.Args[2:] {
 		x.W.Bulk(ch)
-		x.W.Int(int64(len(r.subs[kind][string(ch)])))
+		x.W.Int(int64(r.numSubs(kind, ch)))
 	}
 }
 

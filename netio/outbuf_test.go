@@ -1,0 +1,86 @@
+package netio_test
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
+)
+
+// infoInt reads one integer field of INFO <section>.
+func infoInt(t *testing.T, info, field string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no %s in INFO", field)
+	return 0
+}
+
+// A subscriber that never reads is disconnected at the default pubsub hard
+// limit (32mb) while a publisher pushes up to 200 MB at it, and the node's
+// heap stays bounded meanwhile. Not parallel: used_memory is the test
+// process's heap, other tests would add to it.
+func TestPubSubNeverReadingSubscriberBounded(t *testing.T) {
+	n := nodetest.Start(t)
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n", w.do("SUBSCRIBE", "c"))
+	pub := n.Client(t)
+	ctx := context.Background()
+	base := infoInt(t, pub.Info(ctx, "memory").Val(), "used_memory")
+	msg := strings.Repeat("x", 64<<10)
+	const total = 200 << 20
+	sent, peak := 0, int64(0)
+	gone := false
+	for sent < total && !gone {
+		p := pub.Pipeline()
+		for i := 0; i < 16; i++ {
+			p.Publish(ctx, "c", msg)
+		}
+		_, err := p.Exec(ctx)
+		require.NoError(t, err)
+		sent += 16 * len(msg)
+		peak = max(peak, infoInt(t, pub.Info(ctx, "memory").Val(), "used_memory"))
+		gone = pub.PubSubNumSub(ctx, "c").Val()["c"] == 0
+	}
+	t.Logf("sent %d MB, heap %d MB before, peak %d MB", sent>>20, base>>20, peak>>20)
+	require.True(t, gone, "subscriber still subscribed after %d MB", sent>>20)
+	require.NotContains(t, pub.ClientList(ctx).Val(), "sub=1")
+	// Disconnected near the limit: 32mb plus what the sockets hold.
+	require.LessOrEqual(t, sent, 80<<20)
+	require.Less(t, peak-base, int64(100<<20))
+	// The subscriber sees its connection closed after what was sent.
+	_ = w.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := io.Copy(io.Discard, w.c)
+	require.NoError(t, err)
+}
+
+// The soft limit: over it for longer than its seconds disconnects, with no
+// hard limit at all.
+func TestPubSubSoftOutputLimit(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t, "client-output-buffer-limit", "pubsub 0 256kb 1")
+	w := dialWire(t, n.Addr)
+	require.Equal(t, "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n", w.do("SUBSCRIBE", "c"))
+	pub := n.Client(t)
+	ctx := context.Background()
+	msg := strings.Repeat("x", 1<<10)
+	nodetest.Eventually(t, 30*time.Second, func() bool {
+		p := pub.Pipeline()
+		for i := 0; i < 64; i++ {
+			p.Publish(ctx, "c", msg)
+		}
+		_, _ = p.Exec(ctx)
+		return pub.PubSubNumSub(ctx, "c").Val()["c"] == 0
+	}, "subscriber over the soft limit not disconnected")
+}
