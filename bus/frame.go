@@ -136,7 +136,7 @@ func (s *State) header(t busv1.Type) *busv1.Header {
 	if me.IsReplica() {
 		h.Primary = me.MasterID
 	}
-	if me.IsMaster() && s.mf.end != 0 {
+	if me.IsMaster() && s.mf.end != 0 && s.mf.paused {
 		// Writes are paused for a manual failover: the offset is final.
 		h.Mflags |= uint32(busv1.ManualFailoverFlag_MANUAL_FAILOVER_FLAG_PAUSED)
 	}
@@ -145,6 +145,9 @@ func (s *State) header(t busv1.Type) *busv1.Header {
 
 // SetReplOffset sets the replication offset announced in headers.
 func (s *State) SetReplOffset(off uint64) { s.replOffset = off }
+
+// ReplOffset is the replication offset last set.
+func (s *State) ReplOffset() uint64 { return s.replOffset }
 
 // gossipEntry describes n for a gossip section.
 func gossipEntry(n *Node) *busv1.Gossip {

@@ -29,6 +29,10 @@ type manualFailover struct {
 	// masterOffset is the offset the paused primary announced (-1: none
 	// yet).
 	masterOffset int64
+	// paused (primary): the shell confirmed that client writes are paused
+	// and the offset it reported is final (WritesPaused); only then do our
+	// headers carry the PAUSED flag.
+	paused bool
 }
 
 // FailoverMode is the option of CLUSTER FAILOVER.
@@ -103,6 +107,23 @@ func (s *State) receiveMFStart(now int64, sender *Node) {
 	s.fx.UnpauseWrites = false
 }
 
+// WritesPaused is the shell's answer to a PauseWrites effect: client
+// writes are paused and every write accepted before has reached the
+// replication stream, whose offset is now off. From now on our headers
+// announce it with the PAUSED flag, which lets the replica start its
+// election once it has caught up.
+func (s *State) WritesPaused(off uint64) {
+	if s.mf.end == 0 || s.mf.replica == nil || !s.myself.IsMaster() {
+		return
+	}
+	s.replOffset = off
+	s.mf.paused = true
+}
+
+// ManualFailoverPaused reports that a manual failover's write pause is in
+// effect on this primary: the offset WritesPaused set stays as announced.
+func (s *State) ManualFailoverPaused() bool { return s.mf.paused }
+
 // mfPing keeps pinging the replica of a manual failover in progress, so it
 // learns our (paused) offset quickly. It reports whether n was pinged.
 func (s *State) mfPing(now int64, n *Node) bool {
@@ -131,7 +152,8 @@ func (s *State) handleManualFailover(now int64) {
 	if s.mf.end == 0 || s.mf.canStart || s.mf.masterOffset < 0 || !s.myself.IsReplica() {
 		return
 	}
-	if uint64(s.mf.masterOffset) == s.replOffset {
+	// At or past it: a paused primary may still stream expiry DELs.
+	if s.replOffset >= uint64(s.mf.masterOffset) {
 		s.mf.canStart = true
 		s.handleReplicaFailover(now)
 	}

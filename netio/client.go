@@ -35,6 +35,7 @@ type client struct {
 
 	// Blocking: input is not parsed while a blocking command waits.
 	paused       bool
+	postponed    bool // dispatch stopped at a command held by a client pause
 	blockedShard int
 	blockedBatch *shard.Batch
 

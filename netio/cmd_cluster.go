@@ -57,6 +57,10 @@ func init() {
 		clusterSubmit)
 	sub("slaves", 3, readAdmin, adminCats, nondet, "3.0.0", "List replica nodes of the specified master node",
 		clusterSubmit)
+	sub("replicate", 3, admin, adminCats, nil, "3.0.0", "Configure a node as replica of a master node",
+		clusterSubmit)
+	sub("failover", -2, admin, adminCats, nil, "3.0.0", "Forces a replica to perform a manual failover of its master",
+		clusterSubmit)
 }
 
 // ASKING lets the next command into a slot this node is importing (the

@@ -59,6 +59,10 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 	if errMsg == "" && spec.Barrier && !cl.multi && (len(g.used) > 0 || len(cl.queue) > 0) {
 		return false
 	}
+	if errMsg == "" && s.postpones(cl, spec) {
+		cl.postponed = true
+		return false
+	}
 	cl.totalCmds.Add(1)
 	if errMsg != "" {
 		s.replyErr(g, errMsg)

@@ -82,6 +82,9 @@ type Server struct {
 	// pausedUntil is the unix ns a DEBUG SLEEP freezes the node until
 	// (pause.go).
 	pausedUntil atomic.Int64
+	// pause is CLIENT PAUSE and the manual failover's write pause
+	// (cmd_clientpause.go).
+	pause pauseState
 	// Persist is the RDB snapshot manager (set before Serve; nil: no
 	// snapshots, SAVE and friends fail).
 	Persist *persist.Manager
@@ -310,6 +313,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	cl.touch()
 	g := newGroup(cl, s.shards.N())
 	consumed := 0
+	inDispatch := s.enterDispatch(cl)
 	for consumed < len(buf) && !cl.closing && !cl.paused {
 		args, n, err := cl.parser.Parse(buf[consumed:])
 		if err != nil {
@@ -328,6 +332,13 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 			continue
 		}
 		if !s.dispatch(cl, g, args) {
+			if cl.postponed {
+				// CLIENT PAUSE / failover pause: leave it unparsed until
+				// the pause ends (the connection is woken then).
+				cl.postponed = false
+				s.postpone(c)
+				break
+			}
 			// An ordering barrier: earlier commands still run in shard
 			// actors. Leave this one unparsed until they have answered.
 			cl.paused = true
@@ -352,10 +363,12 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	if lim := s.qbufLimit.Load(); lim > 0 && int64(len(cl.qbuf)) > lim {
 		s.Log.Warn().Str("client", cl.addr).Int("qbuf", len(cl.qbuf)).Msg("closing client that reached max query buffer length")
 		cl.closed = true
+		inDispatch.Add(-1)
 		return gnet.Close
 	}
 	cl.qbufLen.Store(int64(len(cl.qbuf)))
 	if g.empty() {
+		inDispatch.Add(-1)
 		g.pending.Store(0)
 		g.release()
 		if cl.closing && len(cl.queue) == 0 {
@@ -365,7 +378,9 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	cl.reads++
 	cl.queue = append(cl.queue, g)
-	if g.seal(s) {
+	sealed := g.seal(s)
+	inDispatch.Add(-1)
+	if sealed {
 		cl.flush()
 	}
 	return gnet.None

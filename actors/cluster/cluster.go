@@ -57,9 +57,14 @@ type Options struct {
 	Table *slots.Holder
 	// DBEmpty reports whether the node holds no keys (CLUSTER FLUSHSLOTS).
 	DBEmpty func() bool
-	// ReplOffset is this node's replication offset (CLUSTER SHARDS); nil
-	// reports 0.
+	// ReplOffset is this node's replication offset (CLUSTER SHARDS) when
+	// Repl is nil; nil reports 0.
 	ReplOffset func() int64
+	// Repl is the replication layer the cluster logic drives: which
+	// primary to follow, promotion, the manual failover's write pause;
+	// its offsets feed the failover rank. Nil: replication is off (tests
+	// of the bus alone).
+	Repl Replication
 	// BusAddrs are the "host:port" addresses the cluster bus listens on
 	// (the bind addresses with the bus port). None: no listener.
 	BusAddrs []string
@@ -85,6 +90,29 @@ type Options struct {
 	Paused func() time.Duration
 }
 
+// Replication is what the cluster actor needs from the replication layer
+// (actors/repl through actors/node). Calls come from the actor and must not
+// block.
+type Replication interface {
+	// Follow makes the node a replica of the primary at host:port (no-op
+	// if it already follows it).
+	Follow(host string, port int)
+	// Promote stops following and serves as a primary, keeping the data.
+	Promote()
+	// Offset is the replication offset: applied from the primary on a
+	// replica, produced on a primary.
+	Offset() int64
+	// DataSince is, on a replica, the unix ms since which it has had no
+	// data from its primary (link down since, else the last interaction);
+	// 0 on a primary or when unknown.
+	DataSince() int64
+	// PauseWrites pauses client writes until until and calls done, from
+	// any goroutine, once every write accepted before is in the stream,
+	// with the final offset. UnpauseWrites lifts the pause.
+	PauseWrites(until time.Time, done func(offset int64))
+	UnpauseWrites()
+}
+
 // Cluster is a running cluster actor. It implements netio.Cluster.
 type Cluster struct {
 	pid      *actor.PID
@@ -101,7 +129,9 @@ type Cluster struct {
 var watched = []string{
 	"port", "cluster-port", "cluster-announce-ip", "cluster-announce-port", "cluster-announce-bus-port",
 	"cluster-announce-hostname", "cluster-require-full-coverage", "cluster-allow-reads-when-down",
-	"cluster-preferred-endpoint-type", "cluster-node-timeout",
+	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-replica-validity-factor",
+	"repl-ping-replica-period", "cluster-migration-barrier", "cluster-replica-no-failover",
+	"cluster-allow-replica-migration",
 }
 
 // Start loads or creates the node's cluster configuration, publishes the
@@ -122,7 +152,7 @@ func Start(o Options) (*Cluster, error) {
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
 		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
-		deliver: o.Deliver, onTable: o.OnTable,
+		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl,
 		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
 	if err := a.load(); err != nil {
 		st.close()
@@ -229,6 +259,10 @@ type tick struct{}
 // accepted is an inbound bus connection.
 type accepted struct{ conn net.Conn }
 
+// writesPaused: the write pause a manual failover asked for is in effect
+// and offset is final.
+type writesPaused struct{ offset int64 }
+
 // clusterActor owns the bus state. Only the actor goroutine touches it
 // (and Start, before the actor exists).
 type clusterActor struct {
@@ -255,6 +289,9 @@ type clusterActor struct {
 	bufLimitExceeded uint64
 	replicate        string // last Effects.Replicate logged
 	dbg              *debugState
+	repl             Replication
+	// following is the "ip:port" replication follows ("" as a primary).
+	following string
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -287,7 +324,10 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())
 	case tick:
+		a.feedRepl()
 		a.st.Tick(now)
+	case writesPaused:
+		a.st.WritesPaused(uint64(m.offset))
 	case publishMsg:
 		a.st.Publish(m.channel, m.message)
 	case accepted:
@@ -418,11 +458,61 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 	if fx.Replicate != a.replicate {
 		a.replicate = fx.Replicate
 		if fx.Replicate != "" {
-			a.log.Warn().Str("master", fx.Replicate).
-				Msg("Lost my last slot: this node should become a replica of the node that took it (replication not implemented yet)")
+			a.log.Warn().Str("master", fx.Replicate).Msg("Configuration change detected. Reconfiguring myself as a replica")
 		}
 	}
+	a.roleEffects(ctx, fx)
 	return nil
+}
+
+// roleEffects carries out the replication side of a step: the manual
+// failover's write pause, and following whichever primary the state says
+// myself replicates (or none: promotion). The role is reconciled after
+// every step, so a restart as a replica, a Replicate effect, CLUSTER
+// REPLICATE and a primary that changed its address are all one case.
+func (a *clusterActor) roleEffects(ctx actor.Context, fx bus.Effects) {
+	if a.repl == nil {
+		return
+	}
+	if fx.UnpauseWrites {
+		a.repl.UnpauseWrites()
+	}
+	if fx.PauseWrites != 0 {
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		a.repl.PauseWrites(time.UnixMilli(fx.PauseWrites), func(off int64) {
+			root.Send(self, writesPaused{offset: off})
+		})
+	}
+	me := a.st.Myself()
+	if me.IsMaster() {
+		if a.following != "" || fx.Promote {
+			a.log.Warn().Msg("Promoted to primary: stop replicating and serve the slots")
+			a.following = ""
+			a.repl.Promote()
+		}
+		return
+	}
+	m, ok := a.st.Lookup(me.MasterID)
+	if !ok || m.IP == "" || m.Port == 0 {
+		return
+	}
+	if addr := net.JoinHostPort(m.IP, strconv.Itoa(m.Port)); addr != a.following {
+		a.following = addr
+		a.log.Info().Str("master", m.ID).Str("addr", addr).Msg("Following primary")
+		a.repl.Follow(m.IP, m.Port)
+	}
+}
+
+// feedRepl tells the state the replication figures it ranks and gates
+// failovers with, before every Tick.
+func (a *clusterActor) feedRepl() {
+	if a.repl == nil {
+		return
+	}
+	if off := a.repl.Offset(); off >= 0 && !a.st.ManualFailoverPaused() {
+		a.st.SetReplOffset(uint64(off))
+	}
+	a.st.SetReplLinkDownSince(a.repl.DataSince())
 }
 
 // addrIP is the bare IP of a TCP address ("" if it has none).
@@ -439,11 +529,16 @@ func addrIP(a net.Addr) string {
 
 func (a *clusterActor) options() bus.Options {
 	return bus.Options{
-		RequireFullCoverage: a.cfg.Bool("cluster-require-full-coverage"),
-		AllowReadsWhenDown:  a.cfg.Bool("cluster-allow-reads-when-down"),
-		PreferredEndpoint:   bus.ParseEndpointType(a.cfg.String("cluster-preferred-endpoint-type")),
-		NodeTimeout:         a.cfg.Int("cluster-node-timeout"),
-		Rand:                a.rnd,
+		RequireFullCoverage:   a.cfg.Bool("cluster-require-full-coverage"),
+		AllowReadsWhenDown:    a.cfg.Bool("cluster-allow-reads-when-down"),
+		PreferredEndpoint:     bus.ParseEndpointType(a.cfg.String("cluster-preferred-endpoint-type")),
+		NodeTimeout:           a.cfg.Int("cluster-node-timeout"),
+		ReplicaValidityFactor: a.cfg.Int("cluster-replica-validity-factor"),
+		ReplPingPeriod:        a.cfg.Int("repl-ping-replica-period") * 1000,
+		MigrationBarrier:      int(a.cfg.Int("cluster-migration-barrier")),
+		ReplicaNoFailover:     a.cfg.Bool("cluster-replica-no-failover"),
+		AllowReplicaMigration: a.cfg.Bool("cluster-allow-replica-migration"),
+		Rand:                  a.rnd,
 	}
 }
 
@@ -492,7 +587,9 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 		writeSlots(w, st.Slots())
 	case "shards":
 		var off int64
-		if a.replOffset != nil {
+		if a.repl != nil {
+			off = a.repl.Offset()
+		} else if a.replOffset != nil {
 			off = a.replOffset()
 		}
 		writeShards(w, st.Shards(off))
@@ -509,6 +606,13 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 	case "setslot":
 		a.execSetSlot(w, args)
 		return
+	case "replicate":
+		err = st.Replicate(time.Now().UnixMilli(), string(args[2]), a.dbEmpty == nil || a.dbEmpty())
+	case "failover":
+		var mode bus.FailoverMode
+		if mode, err = bus.ParseFailover(string(args[1]), args[2:]); err == nil {
+			err = st.Failover(time.Now().UnixMilli(), mode)
+		}
 	case "meet", "forget", "reset", "saveconfig", "set-config-epoch", "bumpepoch", "count-failure-reports",
 		"links", "replicas", "slaves":
 		a.execBus(w, sub, args)
@@ -518,7 +622,7 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 		return
 	}
 	switch sub {
-	case "addslots", "addslotsrange", "delslots", "delslotsrange", "flushslots":
+	case "addslots", "addslotsrange", "delslots", "delslotsrange", "flushslots", "replicate", "failover":
 		if err != nil {
 			w.Error(err.Error())
 		} else {

@@ -2,6 +2,8 @@ package node
 
 import (
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/shard"
@@ -32,6 +34,7 @@ func startCluster(n *Node) (func(), error) {
 			}
 		},
 		BusAddrs: busAddrs(n.Cfg.String("bind"), cluster.BusPort(n.Cfg)),
+		Repl:     n.clusterRepl,
 		Deliver: func(d bus.Delivery) {
 			if d.Shard {
 				n.Server.DeliverSPublish(d.Channel, d.Message)
@@ -51,6 +54,76 @@ func startCluster(n *Node) (func(), error) {
 	n.Server.PublishHook = c.Publish
 	return c.Stop, nil
 }
+
+// clusterRepl connects the cluster actor to the replication engine. Role
+// changes the actor asks for before the node has loaded its data (a node
+// restarted as a replica) wait until start-up is done: replication must
+// start from the loaded dataset, so that a partial resync can continue it.
+type clusterRepl struct {
+	n       *Node
+	mu      sync.Mutex
+	ready   bool
+	pending func()
+}
+
+// role runs a role change now, or keeps the latest one for start.
+func (r *clusterRepl) role(fn func()) {
+	r.mu.Lock()
+	if !r.ready {
+		r.pending = fn
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	fn()
+}
+
+// start runs the role change asked for during start-up.
+func (r *clusterRepl) start() {
+	r.mu.Lock()
+	r.ready = true
+	fn := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+func (r *clusterRepl) Follow(host string, port int) {
+	r.role(func() { r.n.Repl.StartReplicaOf(host, port) })
+}
+
+func (r *clusterRepl) Promote() { r.role(r.n.Repl.BecomePrimary) }
+
+func (r *clusterRepl) Offset() int64 {
+	if r.n.Repl == nil {
+		return 0
+	}
+	return r.n.Repl.ReplOffset()
+}
+
+func (r *clusterRepl) DataSince() int64 {
+	if r.n.Repl == nil {
+		return 0
+	}
+	st := r.n.Repl.Status()
+	switch {
+	case !st.Replica:
+		return 0
+	case st.LinkUp && !st.LastIO.IsZero():
+		return st.LastIO.UnixMilli()
+	case !st.LinkUp && !st.DownSince.IsZero():
+		return st.DownSince.UnixMilli()
+	}
+	return 0
+}
+
+func (r *clusterRepl) PauseWrites(until time.Time, done func(offset int64)) {
+	r.n.Server.PauseWrites(until, func() { done(r.Offset()) })
+}
+
+func (r *clusterRepl) UnpauseWrites() { r.n.Server.Unpause(netio.PauseByFailover) }
 
 // busAddrs are the client listen addresses with the bus port.
 func busAddrs(bind string, port int) []string {

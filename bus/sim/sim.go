@@ -397,6 +397,8 @@ func (n *Net) apply(nd *Node) {
 	}
 	if fx.PauseWrites != 0 {
 		nd.Pauses = append(nd.Pauses, fx.PauseWrites)
+		// Writes stop at once in the simulation: the offset is final.
+		st.WritesPaused(st.ReplOffset())
 	}
 	if fx.UnpauseWrites {
 		nd.Unpauses++
