@@ -36,6 +36,8 @@ type Node struct {
 	// Repl is the replication engine (REPLICAOF; the cluster actor drives
 	// it in cluster mode).
 	Repl *repl.Manager
+	// clusterRepl is the cluster actor's handle on Repl (cluster.go).
+	clusterRepl *clusterRepl
 	// Persist takes and loads RDB snapshots.
 	Persist *persist.Manager
 
@@ -85,6 +87,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		table = new(slots.Holder)
 	}
 	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table})
+	n.clusterRepl = &clusterRepl{n: n}
 	if cfg.Bool("cluster-enabled") {
 		stop, err := startCluster(n)
 		if err != nil {
@@ -106,6 +109,7 @@ func Start(cfg *config.Config) (*Node, error) {
 	}
 	n.Persist.Start()
 	n.stops = append(n.stops, n.Persist.Stop)
+	n.clusterRepl.start()
 	n.Log.Info().Msg("Server initialized")
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()
