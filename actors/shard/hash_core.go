@@ -136,6 +136,7 @@ func cmdHSetNX(c *Call) {
 		return
 	}
 	if h.Has(c.Args[2]) {
+		c.Unchanged()
 		c.W.Int(0)
 		return
 	}
@@ -234,6 +235,9 @@ func cmdHDel(c *Call) {
 				break
 			}
 		}
+	}
+	if n == 0 {
+		c.Unchanged()
 	}
 	c.W.Int(n)
 }

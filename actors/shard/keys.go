@@ -104,6 +104,7 @@ func cmdRename(c *Call) {
 		return
 	}
 	if string(src) == string(dst) {
+		c.Unchanged()
 		if nx {
 			c.W.Int(0)
 		} else {
@@ -113,6 +114,7 @@ func cmdRename(c *Call) {
 	}
 	if c.LookupWrite(dst) != nil {
 		if nx {
+			c.Unchanged()
 			c.W.Int(0)
 			return
 		}

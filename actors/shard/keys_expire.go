@@ -153,6 +153,7 @@ func keysTTL(c *Call, ms, abs bool) {
 func cmdPersist(c *Call) {
 	e := c.LookupWrite(c.Args[1])
 	if e == nil || e.Expire == 0 {
+		c.Unchanged()
 		c.W.Int(0)
 		return
 	}

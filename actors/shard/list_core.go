@@ -211,6 +211,7 @@ func popCommand(c *Call, end listEnd) {
 		return
 	}
 	if hasCount && count == 0 {
+		c.Unchanged()
 		c.W.Array(0)
 		return
 	}
@@ -399,6 +400,7 @@ func cmdLInsert(c *Call) {
 		return true
 	})
 	if at < 0 {
+		c.Unchanged()
 		c.W.Int(-1)
 		return
 	}
@@ -435,6 +437,9 @@ func cmdLRem(c *Call) {
 		limit = 0
 	}
 	removed := l.Remove(string(c.Args[3]), limit, reverse)
+	if removed == 0 {
+		c.Unchanged()
+	}
 	c.deleteIfEmpty(key, l)
 	c.W.Int(int64(removed))
 }

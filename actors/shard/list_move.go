@@ -90,6 +90,7 @@ func (c *Call) moveNow(src, dst []byte, from, to listEnd) bool {
 		return true
 	}
 	if se == nil {
+		c.Unchanged() // an existing destination is not signalled
 		return false
 	}
 	de, ok := c.writableList(dst)

@@ -157,6 +157,11 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		slot = s.ID // keyless: any slot of this actor
 	}
 
+	signalling := write && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive())
+	var existed uint64
+	if signalling {
+		existed = s.liveKeys(slot, args, idx)
+	}
 	cmd := &h.cmd
 	*cmd = Cmd{Spec: spec, Args: args, Slot: int32(slot), Proto: uint8(w.Proto), NoBlock: true}
 	c := &h.call
@@ -174,9 +179,14 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		// Scripts replicate their effects, each write as it streams itself.
 		s.propagateAfter(c, spec, args, len(w.B) > mark && w.B[mark] == '-')
 	}
-	if write && !c.unchanged && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive()) &&
-		(len(w.B) == mark || w.B[mark] != '-') {
-		for _, k := range idx {
+	if signalling && !c.unchanged && (len(w.B) == mark || w.B[mark] != '-') {
+		// As for client commands (Shard.runOne): a key missing before and
+		// after was not modified.
+		existed |= s.liveKeys(slot, args, idx)
+		for i, k := range idx {
+			if i < 64 && existed&(1<<uint(i)) == 0 {
+				continue
+			}
 			s.signal(args[k])
 		}
 	}
