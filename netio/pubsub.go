@@ -86,8 +86,9 @@ type pubsubConn struct {
 	// mu guards the pending pushes written by publishers on any goroutine.
 	mu     sync.Mutex
 	push   []byte
-	dead   bool // over the output limit: drop further pushes, close
-	queued bool // in its loop's loopPush list
+	back   []byte // the buffer last written, reused for push; loop only
+	dead   bool   // over the output limit: drop further pushes, close
+	queued bool   // in its loop's loopPush list
 	// pending and soft mirror "push or dead" and "softAt != 0" so that a
 	// flush with nothing to do costs two atomic loads, not a lock.
 	pending atomic.Bool
@@ -479,8 +480,10 @@ func (cl *client) pushed() {
 		p.push = nil
 	}
 	first := !p.queued
-	p.queued = true
-	p.pending.Store(true)
+	if first {
+		p.queued = true
+		p.pending.Store(true)
+	}
 	p.mu.Unlock()
 	if first {
 		cl.srv.loopPushes(cl.loop).add(cl)
@@ -552,7 +555,8 @@ func (cl *client) takePushes() {
 	p.mu.Lock()
 	dead := p.dead
 	buf := p.push
-	p.push = nil
+	p.push = p.back
+	p.back = nil
 	p.queued = false
 	p.pending.Store(dead)
 	p.mu.Unlock()
@@ -561,6 +565,17 @@ func (cl *client) takePushes() {
 		return
 	}
 	if len(buf) == 0 {
+		p.back = buf
+		return
+	}
+	if len(cl.queue) == 0 {
+		// Nothing ahead of the pushes (the usual case for a subscriber):
+		// write them now; gnet copies what the socket does not take, so
+		// the buffer comes back for the next round.
+		cl.write(buf)
+		if cap(buf) <= maxPushBuffer {
+			p.back = buf[:0]
+		}
 		return
 	}
 	g := newGroup(cl, cl.srv.shards.N())
@@ -568,12 +583,13 @@ func (cl *client) takePushes() {
 	g.pending.Store(0)
 	g.done.Store(true)
 	cl.queue = append(cl.queue, g)
-	p.mu.Lock()
-	if p.push == nil && cap(buf) <= 64<<10 {
-		p.push = buf // reuse the group's old buffer
+	if cap(buf) <= maxPushBuffer {
+		p.back = buf // reuse the group's old buffer
 	}
-	p.mu.Unlock()
 }
+
+// maxPushBuffer caps the push buffer a client keeps between flushes.
+const maxPushBuffer = 64 << 10
 
 // pubsubClose drops a closing connection's subscriptions.
 func (s *Server) pubsubClose(cl *client) {
@@ -582,6 +598,7 @@ func (s *Server) pubsubClose(cl *client) {
 	cl.ps.mu.Lock()
 	cl.ps.dead = true
 	cl.ps.push = nil
+	cl.ps.back = nil
 	cl.ps.mu.Unlock()
 }
 
