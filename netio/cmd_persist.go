@@ -26,6 +26,9 @@ func init() {
 		&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			Categories: cats, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously save the dataset to disk", Handler: LoopHandler(cmdBgsave)},
+		&command.Spec{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			Categories: cats, Group: "server", Since: "1.0.0",
+			Summary: "Asynchronously rewrite the append-only file", Handler: LoopHandler(cmdBgrewriteaof)},
 		&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
 			Categories: []string{"admin", "fast", "dangerous"}, Tips: []string{"nondeterministic_output"},
 			Group: "server", Since: "1.0.0",
@@ -148,6 +151,15 @@ func cmdBgsave(x *Ctx) {
 		}
 		schedule = true
 	}
+	if p.AOF != nil && p.AOF.Rewriting() {
+		if schedule {
+			x.W.Simple("Background saving scheduled")
+			return
+		}
+		x.W.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. " +
+			"Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+		return
+	}
 	if err := p.BGSave(nil); err != nil {
 		if schedule {
 			// The save-rule ticker starts another one once this ends if
@@ -160,6 +172,25 @@ func cmdBgsave(x *Ctx) {
 	}
 	x.S.Log.Info().Msg("Background saving started")
 	x.W.Simple("Background saving started")
+}
+
+// cmdBgrewriteaof starts an AOF rewrite (actors/aof), or schedules it
+// while a snapshot is being written.
+func cmdBgrewriteaof(x *Ctx) {
+	p := x.S.Persist
+	if p == nil || p.AOF == nil {
+		x.W.Error(errNoPersist)
+		return
+	}
+	err := p.AOF.Rewrite()
+	switch {
+	case err == nil:
+		x.W.Simple("Background append only file rewriting started")
+	case err.Error() == "Background append only file rewriting scheduled":
+		x.W.Simple(err.Error())
+	default:
+		x.W.Error(err.Error())
+	}
 }
 
 func cmdLastsave(x *Ctx) {

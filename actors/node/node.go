@@ -17,6 +17,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/aof"
 	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/repl"
 	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
@@ -40,6 +41,8 @@ type Node struct {
 	clusterRepl *clusterRepl
 	// Persist takes and loads RDB snapshots.
 	Persist *persist.Manager
+	// AOF is the append-only file.
+	AOF *aof.Manager
 
 	logFile io.Closer
 	pidfile string // written at start-up, removed at stop
@@ -102,13 +105,22 @@ func Start(cfg *config.Config) (*Node, error) {
 	// a partial dataset.
 	n.Persist = persist.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "persist").Logger())
 	n.Server.Persist = n.Persist
-	if err := n.Persist.Load(); err != nil {
+	// With appendonly yes the AOF is the dataset and dump.rdb is not read,
+	// as in Redis.
+	n.AOF = aof.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
+	n.Persist.AOF = n.AOF
+	load := n.Persist.Load
+	if cfg.Bool("appendonly") {
+		load = n.AOF.Open
+	}
+	if err := load(); err != nil {
 		n.Log.Error().Err(err).Msg("Fatal error loading the DB, check server logs. Exiting.")
 		n.stop()
 		return nil, err
 	}
 	n.Persist.Start()
-	n.stops = append(n.stops, n.Persist.Stop)
+	n.AOF.Start()
+	n.stops = append(n.stops, n.Persist.Stop, n.AOF.Stop)
 	n.clusterRepl.start()
 	n.Log.Info().Msg("Server initialized")
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))

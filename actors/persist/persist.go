@@ -58,9 +58,12 @@ type Manager struct {
 	bgInProgress   atomic.Bool
 	saves          atomic.Int64
 	loading        atomic.Bool
-	lastKeys       atomic.Int64
-	stop           chan struct{}
-	stopOnce       sync.Once
+	// AOF is the append-only file (actors/aof), set by the node; nil
+	// before it is wired.
+	AOF      AOF
+	lastKeys atomic.Int64
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // New returns a manager for the shards of a node.
@@ -223,26 +226,13 @@ func (c *crcWriter) write(b []byte) {
 func (m *Manager) encode(cw *crcWriter) error {
 	compress := m.cfg.Bool("rdbcompression")
 	opt := rdb.Options{Compress: compress, ListFill: int(m.cfg.Int("list-max-listpack-size"))}
-	b := []byte("REDIS0010")
-	aux := func(k, v string) {
-		b = append(b, rdb.OpAux)
-		b = rdb.AppendString(b, k, false)
-		b = rdb.AppendString(b, v, false)
-	}
-	aux("redis-ver", "7.0.15")
-	aux("redis-bits", "64")
-	aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
-	aux("used-mem", "0")
-	aux("aof-base", "0")
 	var keys int64
 	for s := 0; s < slots.NumSlots; s++ {
 		keys += m.g.SlotKeys(s)
 	}
 	// The sizes are hints for the loader's table sizing, read before the
 	// walk; the keys written may differ a little.
-	b = append(b, rdb.OpSelectDB, 0, rdb.OpResizeDB)
-	b = rdb.AppendLen(b, uint64(max(keys, 0)))
-	b = rdb.AppendLen(b, 0)
+	b := AppendHeader(nil, keys, false)
 	cw.write(b)
 
 	reply := make(chan shard.SaveChunk, 1)
@@ -298,7 +288,7 @@ func (m *Manager) Info() [][2]string {
 	if s := m.bgStart.Load(); s != 0 {
 		cur = (time.Now().UnixMilli() - s) / 1000
 	}
-	return [][2]string{
+	out := [][2]string{
 		{"loading", b(m.loading.Load())},
 		{"async_loading", "0"},
 		{"current_cow_peak", "0"},
@@ -317,19 +307,8 @@ func (m *Manager) Info() [][2]string {
 		{"rdb_last_cow_size", "0"},
 		{"rdb_last_load_keys_expired", "0"},
 		{"rdb_last_load_keys_loaded", strconv.FormatInt(m.lastKeys.Load(), 10)},
-		{"aof_enabled", "0"},
-		{"aof_rewrite_in_progress", "0"},
-		{"aof_rewrite_scheduled", "0"},
-		{"aof_last_rewrite_time_sec", "-1"},
-		{"aof_current_rewrite_time_sec", "-1"},
-		{"aof_last_bgrewrite_status", "ok"},
-		{"aof_rewrites", "0"},
-		{"aof_rewrites_consecutive_failures", "0"},
-		{"aof_last_write_status", "ok"},
-		{"aof_last_cow_size", "0"},
-		{"module_fork_in_progress", "0"},
-		{"module_fork_last_cow_size", "0"},
 	}
+	return append(out, m.aofInfo()...)
 }
 
 // Start runs the save rules (save <secs> <changes>): a background save

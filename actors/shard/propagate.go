@@ -314,6 +314,7 @@ func (s *Shard) publish() {
 	if len(r.pending) == 0 {
 		return
 	}
+	s.aofAppend()
 	if !r.on {
 		r.pending, r.nrec = r.pending[:0], 0
 		return

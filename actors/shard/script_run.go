@@ -189,6 +189,7 @@ func (s *Shard) scriptWorker(work chan *Batch) {
 		case b := <-work:
 			s.run(b)
 			s.publish()
+			s.releaseHeld()
 			s.group.root.Send(s.group.pids[s.ID], scriptDone{})
 		case <-s.group.stop:
 			return
@@ -262,7 +263,10 @@ func (s *Shard) failBusy(b *Batch) bool {
 		b.Out.Error(ErrBusy)
 		b.Ends = append(b.Ends, len(b.Out.B))
 	}
-	s.finish(b)
+	// Straight out: this runs beside the offloaded script, whose batches
+	// may be held for the AOF.
+	s.Stats.Commands.Add(int64(len(b.Cmds)))
+	b.Done.BatchDone(b)
 	return true
 }
 

@@ -1,0 +1,284 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/slots"
+)
+
+// applyBatch is how many commands go to a shard in one message on replay.
+const applyBatch = 512
+
+// load replays the AOF the manifest lists: every base first (in parallel),
+// then each shard's incr files (in parallel across shards, in seq order
+// within one). found is false when there is no manifest.
+func (m *Manager) load() (found bool, err error) {
+	b, err := os.ReadFile(m.manifestPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	man, err := parseManifest(b)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", m.manifestPath(), err)
+	}
+	for _, e := range man.Files {
+		if _, err := os.Stat(filepath.Join(m.Dir(), e.Name)); err != nil {
+			return false, fmt.Errorf("the AOF file %s listed in the manifest doesn't exist: %w", e.Name, err)
+		}
+	}
+	m.p.SetLoading(true)
+	defer m.p.SetLoading(false)
+	expire := m.g.NoActiveExpire.Swap(true) // no expiry by the clock while replaying
+	defer m.g.NoActiveExpire.Store(expire)
+	start := time.Now()
+	shards := man.shardCount()
+
+	errs := make([]error, shards)
+	var wg sync.WaitGroup
+	var baseSize int64
+	var mu sync.Mutex
+	for i := 0; i < shards; i++ {
+		name := man.base(i)
+		if name == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := filepath.Join(m.Dir(), name)
+			b, err := os.ReadFile(path)
+			if err == nil {
+				_, _, err = m.p.LoadRDB(b)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("loading the AOF base %s: %w", path, err)
+			}
+			mu.Lock()
+			baseSize += int64(len(b))
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	counts := make([]int, shards)
+	for i := 0; i < shards; i++ {
+		incrs := man.incrs(i)
+		if len(incrs) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j, e := range incrs {
+				n, err := m.replayFile(filepath.Join(m.Dir(), e.Name), j == len(incrs)-1)
+				counts[i] += n
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	m.man = man
+	m.baseSize.Store(baseSize)
+	m.p.ResetDirty()
+	m.log.Info().Msgf("DB loaded from append only file: %.3f seconds (%d commands replayed, %d shard files)",
+		time.Since(start).Seconds(), total, shards)
+	return true, nil
+}
+
+// replayFile applies one incr file. A command cut short at the end of the
+// last file (a crash mid-write), or a transaction without its EXEC there,
+// is dropped and the file truncated before it when aof-load-truncated is
+// yes; anything malformed elsewhere stops the load.
+func (m *Manager) replayFile(path string, last bool) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	r := replayer{m: m, specs: map[string]*command.Spec{}, sem: make(chan struct{}, 4),
+		batches: make([]*shard.ApplyBatch, m.g.N())}
+	defer r.wg.Wait()
+	pos, txStart, count := 0, -1, 0
+	var args [][]byte
+	var tx []shard.Replicated
+	for pos < len(b) {
+		var n int
+		args, n, err = parseCommand(b[pos:], args[:0])
+		if err == errIncomplete {
+			break
+		}
+		if err != nil {
+			return count, fmt.Errorf("Bad file format reading the append only file %s at offset %d: "+
+				"make a backup of your AOF file, then use redis-check-aof --fix", path, pos)
+		}
+		payload := b[pos : pos+n]
+		switch {
+		case strings.EqualFold(string(args[0]), "multi"):
+			if txStart >= 0 {
+				return count, fmt.Errorf("Bad file format reading the append only file %s at offset %d: "+
+					"nested MULTI", path, pos)
+			}
+			txStart = pos
+		case strings.EqualFold(string(args[0]), "exec"):
+			for _, rc := range tx {
+				r.add(rc)
+			}
+			tx, txStart = tx[:0], -1
+		case string(args[0]) == shard.FlushSlots:
+			for _, a := range args[1:] {
+				if s, ok := atoiSlot(a); ok {
+					rc := shard.Replicated{Flush: []int{s}, Slot: -1}
+					if txStart >= 0 {
+						tx = append(tx, rc)
+					} else {
+						r.addTo(m.g.Of(s), rc)
+					}
+				}
+			}
+		default:
+			spec := r.spec(args)
+			if spec == nil {
+				return count, fmt.Errorf("Unknown command '%s' reading the append only file %s at offset %d",
+					trunc(string(args[0]), 64), path, pos)
+			}
+			idx, _ := spec.KeyIndexes(r.idx[:0], args)
+			r.idx = idx
+			if len(idx) == 0 || idx[0] >= len(args) {
+				m.log.Warn().Str("command", spec.Name).Msgf("keyless command in %s at offset %d skipped", path, pos)
+				break
+			}
+			rc := shard.Replicated{Spec: spec, Payload: payload, Slot: slots.HashSlot(args[idx[0]])}
+			if txStart >= 0 {
+				tx = append(tx, rc)
+			} else {
+				r.add(rc)
+			}
+		}
+		count++
+		pos += n
+	}
+	r.flushAll()
+	if pos < len(b) || txStart >= 0 {
+		cut := pos
+		if txStart >= 0 {
+			cut = txStart
+		}
+		if !last || !m.cfg.Bool("aof-load-truncated") {
+			return count, fmt.Errorf("Unexpected end of file reading the append only file %s at offset %d. "+
+				"You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. "+
+				"2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart "+
+				"the server.", path, cut)
+		}
+		m.log.Warn().Msgf("!!! Warning: short read while loading the AOF file %s!!!", path)
+		m.log.Warn().Msgf("AOF %s loaded anyway because aof-load-truncated is enabled; truncated to %d bytes "+
+			"(%d dropped)", path, cut, len(b)-cut)
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return count, fmt.Errorf("truncating the AOF file %s: %w", path, err)
+		}
+	}
+	return count, nil
+}
+
+// replayer batches one file's commands per shard.
+type replayer struct {
+	m       *Manager
+	specs   map[string]*command.Spec
+	idx     []int
+	batches []*shard.ApplyBatch
+	sem     chan struct{}
+	wg      sync.WaitGroup
+}
+
+func (r *replayer) add(rc shard.Replicated) {
+	if rc.Slot < 0 {
+		for _, s := range rc.Flush {
+			r.addTo(r.m.g.Of(s), shard.Replicated{Flush: []int{s}, Slot: -1})
+		}
+		return
+	}
+	r.addTo(r.m.g.Of(rc.Slot), rc)
+}
+
+func (r *replayer) addTo(i int, rc shard.Replicated) {
+	b := r.batches[i]
+	if b == nil {
+		b = &shard.ApplyBatch{Offset: -1}
+		r.batches[i] = b
+	}
+	b.Cmds = append(b.Cmds, rc)
+	if len(b.Cmds) >= applyBatch {
+		r.flush(i)
+	}
+}
+
+func (r *replayer) flush(i int) {
+	b := r.batches[i]
+	if b == nil || len(b.Cmds) == 0 {
+		return
+	}
+	r.batches[i] = nil
+	r.sem <- struct{}{}
+	r.wg.Add(1)
+	b.Done = func() {
+		<-r.sem
+		r.wg.Done()
+	}
+	r.m.g.Apply(i, b)
+}
+
+func (r *replayer) flushAll() {
+	for i := range r.batches {
+		r.flush(i)
+	}
+	r.wg.Wait()
+}
+
+// spec finds the shard command a record names (nil when unknown).
+func (r *replayer) spec(args [][]byte) *command.Spec {
+	if sp, ok := r.specs[string(args[0])]; ok {
+		return sp
+	}
+	sp := command.Lookup(args[0])
+	cache := sp == nil || sp.Subcommands == nil
+	if sp != nil && sp.Subcommands != nil && len(args) > 1 {
+		if sub := sp.Sub(args[1]); sub != nil {
+			sp = sub
+		}
+	}
+	if sp != nil && (sp.Exec != command.Shard || sp.Handler == nil) {
+		sp = nil
+	}
+	if cache && len(r.specs) < 1024 {
+		r.specs[string(args[0])] = sp
+	}
+	return sp
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

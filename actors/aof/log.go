@@ -1,0 +1,318 @@
+package aof
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/slots"
+)
+
+// shardLog is one shard's open incr file (shard.AOF). Append runs in the
+// shard's turns; a syncer goroutine fsyncs (at once under always, once a
+// second under everysec) and releases the replies waiting for it.
+//
+// While a rewrite runs, records also go to the rewrite's new incr file,
+// but only those of slots the new base already holds (snapped): the
+// others reach the new base when their slot is snapshotted. The old incr
+// file keeps getting every record, so the old manifest stays complete
+// until the new one replaces it.
+type shardLog struct {
+	m  *Manager
+	id int
+
+	// Touched only in the shard's turns.
+	buf, nbuf []byte
+	args      [][]byte
+	snapped   [slots.NumSlots / 64]uint64
+
+	mu       sync.Mutex
+	cur      *os.File // nil while the first rewrite runs
+	next     *os.File // the rewrite's new incr file
+	curName  string
+	nextName string
+	written  uint64 // appends so far
+	synced   uint64 // appends covered by a completed fsync
+	waiters  []waiter
+	retired  []*os.File // closed by the syncer after a last fsync
+
+	size     atomic.Int64 // bytes in cur
+	nextSize atomic.Int64
+	kick     chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+}
+
+type waiter struct {
+	seq uint64
+	fn  func()
+}
+
+func newShardLog(m *Manager, id int, cur *os.File, name string, size int64) *shardLog {
+	l := &shardLog{m: m, id: id, cur: cur, curName: name,
+		kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	l.size.Store(size)
+	go l.syncLoop()
+	return l
+}
+
+func (l *shardLog) isSnapped(slot int) bool { return l.snapped[slot>>6]&(1<<(slot&63)) != 0 }
+
+// Append implements shard.AOF: the records lose their framing (each file
+// is plain RESP, as Redis's) and are written at once, so a killed process
+// loses nothing the kernel has.
+func (l *shardLog) Append(recs []byte) {
+	rewriting := l.next != nil
+	l.buf, l.nbuf = l.buf[:0], l.nbuf[:0]
+	for len(recs) > 0 {
+		slot, _, payload, rest, ok := shard.NextRecord(recs)
+		if !ok {
+			break
+		}
+		recs = rest
+		l.buf = append(l.buf, payload...)
+		if !rewriting {
+			continue
+		}
+		if slot >= 0 {
+			if l.isSnapped(slot) {
+				l.nbuf = append(l.nbuf, payload...)
+			}
+			continue
+		}
+		l.nbuf = l.slotless(l.nbuf, payload)
+	}
+	if l.cur != nil && len(l.buf) > 0 {
+		n, err := l.cur.Write(l.buf)
+		l.size.Add(int64(n))
+		l.m.wrote(err)
+	}
+	if rewriting && len(l.nbuf) > 0 {
+		n, err := l.next.Write(l.nbuf)
+		l.nextSize.Add(int64(n))
+		l.m.wrote(err)
+	}
+	l.mu.Lock()
+	l.written++
+	l.mu.Unlock()
+	if l.m.Always() {
+		l.poke()
+	}
+}
+
+// slotless routes a record without a slot to the new incr file during a
+// rewrite: FLUSHSLOTS keeps only the slots already in the new base (a
+// flush of a slot snapshotted later is in the base already).
+func (l *shardLog) slotless(dst, payload []byte) []byte {
+	args, ok := shard.SplitCommand(payload, l.args[:0])
+	l.args = args
+	if !ok || len(args) == 0 || string(args[0]) != shard.FlushSlots {
+		return append(dst, payload...)
+	}
+	keep := [][]byte{args[0]}
+	for _, a := range args[1:] {
+		if s, ok := atoiSlot(a); ok && l.isSnapped(s) {
+			keep = append(keep, a)
+		}
+	}
+	if len(keep) == 1 {
+		return dst
+	}
+	return appendCommand(dst, keep)
+}
+
+// Always implements shard.AOF.
+func (l *shardLog) Always() bool { return l.m.Always() }
+
+// AfterSync implements shard.AOF.
+func (l *shardLog) AfterSync(fn func()) {
+	l.mu.Lock()
+	if len(l.waiters) == 0 && (l.synced >= l.written || !l.m.Always()) {
+		l.mu.Unlock()
+		fn()
+		return
+	}
+	l.waiters = append(l.waiters, waiter{seq: l.written, fn: fn})
+	l.mu.Unlock()
+	l.poke()
+}
+
+func (l *shardLog) poke() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (l *shardLog) syncLoop() {
+	defer close(l.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.kick:
+			l.syncOnce(false)
+		case <-t.C:
+			if l.m.Policy() == policyEverysec {
+				l.syncOnce(false)
+			}
+		case <-l.quit:
+			l.syncOnce(true)
+			l.mu.Lock()
+			files := []*os.File{l.cur, l.next}
+			l.cur, l.next = nil, nil
+			l.mu.Unlock()
+			for _, f := range files {
+				if f != nil {
+					_ = f.Close()
+				}
+			}
+			return
+		}
+	}
+}
+
+// syncOnce fsyncs what was written (unless appendfsync no, or
+// no-appendfsync-on-rewrite during a rewrite) and releases the waiters
+// it covers.
+func (l *shardLog) syncOnce(final bool) {
+	l.mu.Lock()
+	target := l.written
+	need := target > l.synced
+	files := [2]*os.File{l.cur, l.next}
+	retired := l.retired
+	l.retired = nil
+	l.mu.Unlock()
+	skip := l.m.Policy() == policyNo || (l.m.noSyncOnRewrite() && l.m.rewriting.Load())
+	if need && (final || !skip) {
+		for _, f := range files {
+			if f != nil {
+				l.m.synced(f.Sync())
+			}
+		}
+	}
+	for _, f := range retired {
+		_ = f.Sync()
+		_ = f.Close()
+	}
+	l.mu.Lock()
+	if target > l.synced {
+		l.synced = target
+	}
+	k := 0
+	for k < len(l.waiters) && l.waiters[k].seq <= l.synced {
+		k++
+	}
+	ready := append([]waiter(nil), l.waiters[:k]...)
+	l.waiters = append(l.waiters[:0], l.waiters[k:]...)
+	more := len(l.waiters) > 0
+	l.mu.Unlock()
+	for _, w := range ready {
+		w.fn()
+	}
+	if more {
+		l.poke()
+	}
+}
+
+// close stops the syncer after a last fsync; waiting replies are released.
+func (l *shardLog) close() {
+	close(l.quit)
+	<-l.done
+	l.mu.Lock()
+	ws := l.waiters
+	l.waiters = nil
+	l.mu.Unlock()
+	for _, w := range ws {
+		w.fn()
+	}
+}
+
+// ---- rewrite steps, each run in the shard's turn
+
+func (l *shardLog) beginRewrite(f *os.File, name string) {
+	l.mu.Lock()
+	l.next, l.nextName = f, name
+	l.mu.Unlock()
+	l.snapped = [slots.NumSlots / 64]uint64{}
+	l.nextSize.Store(0)
+}
+
+// markSnapped records that the slots of this shard in [from, next) are in
+// the new base.
+func (l *shardLog) markSnapped(from, next, n int) {
+	s := from
+	if s < l.id {
+		s = l.id
+	}
+	for ; s < next && s < slots.NumSlots; s += n {
+		l.snapped[s>>6] |= 1 << (s & 63)
+	}
+}
+
+// finishRewrite makes the new incr file the current one.
+func (l *shardLog) finishRewrite() {
+	l.mu.Lock()
+	if l.cur != nil {
+		l.retired = append(l.retired, l.cur)
+	}
+	l.cur, l.curName, l.next, l.nextName = l.next, l.nextName, nil, ""
+	l.mu.Unlock()
+	l.size.Store(l.nextSize.Load())
+	l.poke()
+}
+
+// abortRewrite drops the new incr file.
+func (l *shardLog) abortRewrite() {
+	l.mu.Lock()
+	if l.next != nil {
+		l.retired = append(l.retired, l.next)
+	}
+	l.next, l.nextName = nil, ""
+	l.mu.Unlock()
+	l.poke()
+}
+
+func atoiSlot(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 5 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n < slots.NumSlots
+}
+
+// appendCommand encodes args as a RESP array.
+func appendCommand(b []byte, args [][]byte) []byte {
+	b = append(b, '*')
+	b = appendInt(b, len(args))
+	for _, a := range args {
+		b = append(b, '$')
+		b = appendInt(b, len(a))
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
+func appendInt(b []byte, n int) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	b = append(b, tmp[i:]...)
+	return append(b, '\r', '\n')
+}

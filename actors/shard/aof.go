@@ -1,0 +1,93 @@
+package shard
+
+// The append-only file as a shard sees it. actors/aof implements the
+// files; the shard hands it, at the end of each turn, the records of that
+// turn (the same records the replication stream carries, so relative TTLs,
+// random picks and expiry are already deterministic), and under
+// appendfsync always holds the turn's replies until they are on disk.
+//
+// Group commit: a batch that completes while an AOF is attached in
+// always mode is not reported done at once; at the end of the turn, after
+// the records were written, the held batches are handed to AfterSync,
+// which releases them (in order) once an fsync covering everything
+// written so far completes. Reads that follow an unsynced write wait
+// too, so no client sees a value that a crash could still lose.
+
+// AOF is one shard's append-only log.
+type AOF interface {
+	// Append takes one turn's records (RecordHeader framing); it is
+	// called in the shard's turn and must not keep recs.
+	Append(recs []byte)
+	// Always reports appendfsync always: replies wait for the fsync.
+	Always() bool
+	// AfterSync calls fn once everything appended so far is durable
+	// (at once when it already is, or when not in always mode and
+	// nothing waits). Callbacks run in the order they were queued.
+	AfterSync(fn func())
+}
+
+// AttachAOF makes a the log of shard i and turns record collection on
+// (the streams; no backlog is kept unless replication enabled one).
+func (g *Group) AttachAOF(i int, a AOF, done func()) {
+	g.Do(i, func(s *Shard) {
+		s.releaseHeld()
+		s.aof = a
+		s.repl.on = true
+		if done != nil {
+			done()
+		}
+	})
+}
+
+// DetachAOF stops shard i's log; record collection goes back off unless
+// replication turned the streams on.
+func (g *Group) DetachAOF(i int, done func()) {
+	g.Do(i, func(s *Shard) {
+		s.releaseHeld()
+		s.aof = nil
+		if !g.streamsOn.Load() {
+			s.repl.on = false
+			s.repl.pending, s.repl.nrec = s.repl.pending[:0], 0
+		}
+		if done != nil {
+			done()
+		}
+	})
+}
+
+// holdBatch keeps b's replies until the turn's records are on disk; it
+// reports false when no AOF in always mode is attached.
+func (s *Shard) holdBatch(b *Batch) bool {
+	if s.aof == nil || !s.aof.Always() {
+		return false
+	}
+	s.aofHeld = append(s.aofHeld, b)
+	return true
+}
+
+// releaseHeld hands the held batches to the log once the turn's records
+// were appended (publish runs first).
+func (s *Shard) releaseHeld() {
+	if len(s.aofHeld) == 0 || (s.repl.wrapping && s.aof != nil) {
+		return // a transaction's records are not appended yet
+	}
+	held := s.aofHeld
+	s.aofHeld = nil
+	release := func() {
+		for _, b := range held {
+			b.Done.BatchDone(b)
+		}
+	}
+	if s.aof == nil {
+		release()
+		return
+	}
+	s.aof.AfterSync(release)
+}
+
+// aofAppend hands the turn's records to the log (from publish).
+func (s *Shard) aofAppend() {
+	if s.aof != nil && len(s.repl.pending) > 0 {
+		s.aof.Append(s.repl.pending)
+	}
+}
