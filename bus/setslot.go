@@ -112,7 +112,7 @@ func (s *State) SetSlot(now int64, args [][]byte, slotKeys func(slot int) int64)
 // left is closed; a node that gave away its last slot follows the new
 // owner as a replica (cluster-allow-replica-migration, on by default); an
 // importing node that takes the slot bumps its configEpoch without
-// agreement and tells everyone at once.
+// agreement and tells everyone with the next step (sendImportPong).
 func (s *State) setSlotNode(now int64, slot int, n *Node, keys int64) {
 	me := s.myself
 	if keys == 0 {
@@ -127,7 +127,22 @@ func (s *State) setSlotNode(now int64, slot int, n *Node, keys int64) {
 	if n == me && s.importing[slot] != nil {
 		s.BumpEpoch()
 		delete(s.importing, slot)
-		s.broadcastPong(now)
+		s.importPong = true
+	}
+}
+
+// sendImportPong broadcasts the PONG a closed import owes, at the start of
+// the step after SETSLOT NODE (a command, a frame, or the tick at most 100
+// ms later). Redis queues it at once, but its bus writes go out on the next
+// event-loop turn, after the command's reply: redis-cli has by then sent
+// SETSLOT NODE on to the source and the other primaries, which bind the
+// slot from the command (a save without fsync) rather than from the PONG
+// (an fsync'd rebind on every node for every slot of a reshard). Sending
+// the PONG with the step's own effects would win that race here.
+func (s *State) sendImportPong() {
+	if s.importPong {
+		s.importPong = false
+		s.broadcastPong(s.now)
 	}
 }
 

@@ -215,6 +215,9 @@ type State struct {
 	owner     [slots.NumSlots]*Node
 	migrating map[int]*Node // slot → node this node is migrating it to
 	importing map[int]*Node // slot → node this node is importing it from
+	// importPong: a closed import's PONG waits for the next step
+	// (setslot.go).
+	importPong bool
 
 	currentEpoch  uint64
 	lastVoteEpoch uint64
@@ -301,6 +304,7 @@ func (s *State) tick(now int64) {
 	if now > s.now {
 		s.now = now
 	}
+	s.sendImportPong()
 }
 
 // TakeEffects returns the pending effects and clears them.
