@@ -34,14 +34,8 @@ func (k Kind) String() string {
 
 // Entry flag bits.
 const (
-	flagLive    = 1 << iota // linked into a Keyspace's main table
-	flagExpires             // linked into that Keyspace's expiry index
-)
-
-// Link slots in Entry.next: which table's chain a link belongs to.
-const (
-	linkMain   = 0
-	linkExpire = 1
+	flagLive    = 1 << iota // in its Keyspace (and in the Index)
+	flagExpires             // in that Keyspace's expiry list
 )
 
 // Entry is one key with its value and expiry. Entries are created by
@@ -49,16 +43,22 @@ const (
 // they are deleted, so a caller may keep using a deleted entry's value.
 //
 // The value fields belong to the caller. Expire must only be changed through
-// [Keyspace.SetExpire], which keeps the expiry index in sync.
+// [Keyspace.SetExpire], which keeps the expiry list in sync.
+//
+// Field order matters: a GET reads key, ks, Expire, Kind and Str, which sit
+// in the first 64 bytes so that a lookup hit touches one or two cache lines.
 type Entry struct {
+	key string
+	ks  *Keyspace // owner, compared by the Index lookup
+
 	// Expire is the absolute expiry time in unix milliseconds; 0 means the
 	// key has no TTL. Read freely; write only via Keyspace.SetExpire.
 	Expire int64
 	// Kind is the type of the value.
 	Kind Kind
 
-	flags uint8  // flagLive | flagExpires
-	gen   uint32 // Keyspace.gen at insertion; Clear invalidates by bumping it
+	flags uint8 // flagLive | flagExpires
+	pos   int32 // index in ks.all while live
 
 	// Str holds a string value. The entry owns it: callers must copy bytes in
 	// rather than alias request buffers.
@@ -66,12 +66,8 @@ type Entry struct {
 	// Obj holds the value of every non-string kind.
 	Obj any
 
-	key  string
+	epos int32 // index in ks.exp while it has a TTL
 	hash uint64
-	// next[linkMain] chains the entry in the main table's bucket,
-	// next[linkExpire] in the expiry index's bucket, so one allocation serves
-	// both tables.
-	next [2]*Entry
 }
 
 // Key returns the entry's key.

@@ -11,47 +11,68 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkInvariants verifies both tables against each other and the entries'
-// bookkeeping.
+// checkInvariants verifies the arrays, the index and the entries'
+// bookkeeping against each other.
 func checkInvariants(t *testing.T, ks *Keyspace) {
 	t.Helper()
-	checkTable := func(tb *table, link int, name string) {
-		t.Helper()
-		n := 0
-		for i, head := range tb.buckets {
-			for e := head; e != nil; e = e.next[link] {
-				n++
-				require.Equal(t, uint64(i), e.hash&tb.mask(), "%s: %q in wrong bucket", name, e.key)
-				require.Equal(t, maphash.String(seed, e.key), e.hash, "%s: stale hash", name)
-				require.True(t, ks.owns(e), "%s: dead entry %q linked", name, e.key)
-				if link == linkExpire {
-					require.NotZero(t, e.flags&flagExpires)
-					require.NotZero(t, e.Expire)
-				}
-				require.Same(t, e, ks.GetString(e.key), "%s: %q not reachable", name, e.key)
-			}
-		}
-		require.Equal(t, tb.count, n, "%s: count", name)
-		if len(tb.buckets) > 0 {
-			require.Equal(t, 0, len(tb.buckets)&(len(tb.buckets)-1), "%s: size not a power of two", name)
-			if ks.iterating == 0 {
-				require.LessOrEqual(t, tb.count, len(tb.buckets), "%s: overloaded", name)
-				require.True(t, len(tb.buckets) == minBuckets || tb.count*8 >= len(tb.buckets),
-					"%s: underloaded: %d entries in %d buckets", name, tb.count, len(tb.buckets))
-			}
-		}
+	for i, e := range ks.all {
+		require.Equal(t, int32(i), e.pos, "%q: stale position", e.key)
+		require.True(t, ks.owns(e), "dead entry %q listed", e.key)
+		require.Equal(t, maphash.String(seed, e.key), e.hash, "%q: stale hash", e.key)
+		require.Same(t, e, ks.GetString(e.key), "%q not reachable", e.key)
+		require.Equal(t, e.Expire != 0, e.flags&flagExpires != 0, "%q: Expire and the expiry list disagree", e.key)
 	}
-	checkTable(&ks.main, linkMain, "main")
-	checkTable(&ks.exp, linkExpire, "expires")
+	for i, e := range ks.exp {
+		require.Equal(t, int32(i), e.epos, "%q: stale expiry position", e.key)
+		require.True(t, ks.owns(e), "dead entry %q in the expiry list", e.key)
+		require.NotZero(t, e.flags&flagExpires)
+		require.NotZero(t, e.Expire)
+	}
 	withTTL := 0
 	ks.ForEach(func(e *Entry) bool {
 		if e.Expire != 0 {
 			withTTL++
-			require.NotZero(t, e.flags&flagExpires, "%q has Expire but is not indexed", e.key)
 		}
 		return true
 	})
 	require.Equal(t, withTTL, ks.ExpiresLen())
+	if ks.idx != nil {
+		checkIndex(t, ks.idx)
+	}
+}
+
+// checkIndex verifies that every cell is reachable from its home cell and
+// that the load stays within bounds.
+func checkIndex(t *testing.T, ix *Index) {
+	t.Helper()
+	n := 0
+	mask := uint64(len(ix.cells) - 1)
+	for i, c := range ix.cells {
+		if c.e == nil {
+			continue
+		}
+		n++
+		require.Equal(t, c.e.hash, c.hash)
+		require.NotZero(t, c.e.flags&flagLive, "dead entry %q indexed", c.e.key)
+		for j := c.hash & mask; j != uint64(i); j = (j + 1) & mask {
+			require.NotNil(t, ix.cells[j].e, "%q cut off from its home cell", c.e.key)
+		}
+	}
+	require.Equal(t, ix.count, n)
+	if len(ix.cells) > 0 {
+		require.Equal(t, 0, len(ix.cells)&(len(ix.cells)-1), "size not a power of two")
+		require.LessOrEqual(t, ix.count*4, len(ix.cells)*3, "overloaded")
+		require.True(t, len(ix.cells) == minCells || ix.count*8 >= len(ix.cells),
+			"underloaded: %d entries in %d cells", ix.count, len(ix.cells))
+	}
+}
+
+// cells is the index size of ks (0 without an index).
+func cells(ks *Keyspace) int {
+	if ks.idx == nil {
+		return 0
+	}
+	return len(ks.idx.cells)
 }
 
 func key(i int) []byte { return []byte("key:" + strconv.Itoa(i)) }
@@ -69,8 +90,8 @@ func TestZeroValue(t *testing.T) {
 		assert.Zero(t, ks.ScanExpires(0, func(*Entry) { t.Fatal("visited") }))
 		ks.ForEach(func(*Entry) bool { t.Fatal("visited"); return true })
 		ks.Clear()
-		assert.Nil(t, ks.main.buckets, "an empty keyspace must not allocate buckets")
-		assert.Nil(t, ks.exp.buckets)
+		assert.Zero(t, cells(ks), "an empty keyspace must not allocate an index")
+		assert.Nil(t, ks.exp)
 	}
 }
 
@@ -89,8 +110,8 @@ func TestAddGetDelete(t *testing.T) {
 	assert.Same(t, e, ks.GetString("hello"))
 	assert.Nil(t, ks.Get(buf))
 	assert.Equal(t, 1, ks.Len())
-	assert.NotNil(t, ks.main.buckets)
-	assert.Nil(t, ks.exp.buckets, "the expiry index is allocated lazily too")
+	assert.NotZero(t, cells(ks))
+	assert.Nil(t, ks.exp, "the expiry list is allocated lazily")
 
 	const n = 5000
 	for i := range n {
@@ -127,7 +148,7 @@ func TestAddGetDelete(t *testing.T) {
 		require.NotNil(t, ks.Delete(key(i)))
 	}
 	require.Zero(t, ks.Len())
-	assert.Equal(t, minBuckets, len(ks.main.buckets), "shrinks to the minimum")
+	assert.Equal(t, minCells, cells(ks), "shrinks to the minimum")
 	checkInvariants(t, ks)
 }
 
@@ -194,18 +215,55 @@ func TestResizePolicy(t *testing.T) {
 	sizes := map[int]bool{}
 	for i := range 1 << 12 {
 		ks.Add(key(i))
-		n := len(ks.main.buckets)
+		n := cells(ks)
 		sizes[n] = true
-		require.LessOrEqual(t, ks.Len(), n)
+		require.LessOrEqual(t, ks.Len()*4, n*3)
 	}
-	assert.Equal(t, 1<<12, len(ks.main.buckets))
-	assert.True(t, sizes[4] && sizes[8] && sizes[1024])
+	assert.Equal(t, 1<<13, cells(ks))
+	assert.True(t, sizes[8] && sizes[16] && sizes[1024])
 	for i := range 1 << 12 {
 		ks.Delete(key(i))
-		n := len(ks.main.buckets)
-		require.True(t, n == minBuckets || ks.Len()*8 >= n, "%d keys in %d buckets", ks.Len(), n)
+		n := cells(ks)
+		require.True(t, n == minCells || ks.Len()*8 >= n, "%d keys in %d cells", ks.Len(), n)
 	}
-	assert.Equal(t, minBuckets, len(ks.main.buckets))
+	assert.Equal(t, minCells, cells(ks))
+	checkInvariants(t, ks)
+}
+
+func TestSharedIndex(t *testing.T) {
+	ix := NewIndex()
+	a, b := ix.NewKeyspace(), ix.NewKeyspace()
+	ea := a.Add([]byte("k"))
+	require.Nil(t, b.Get([]byte("k")), "keyspaces sharing an index keep their keys apart")
+	eb := b.Add([]byte("k"))
+	require.Same(t, ea, ix.Lookup(a, []byte("k")))
+	require.Same(t, eb, ix.Lookup(b, []byte("k")))
+	require.Nil(t, ix.Lookup(nil, []byte("k")))
+	for i := range 1000 {
+		a.Add(key(i))
+		b.Add(key(i))
+	}
+	require.Equal(t, 2002, ix.Len())
+	a.Clear() // b still uses the index: a's keys leave it one by one
+	require.Equal(t, 1001, ix.Len())
+	require.Nil(t, ix.Lookup(a, []byte("k")))
+	require.Same(t, eb, ix.Lookup(b, []byte("k")))
+	checkInvariants(t, b)
+	b.Clear()
+	require.Zero(t, ix.Len())
+	require.Nil(t, ix.Lookup(b, []byte("k")))
+}
+
+func TestAddString(t *testing.T) {
+	ks := New()
+	k, v := []byte("key"), []byte("value")
+	e := ks.AddString(k, v)
+	k[0], v[0] = 'x', 'x' // both copied
+	require.Equal(t, "key", e.Key())
+	require.Equal(t, "value", string(e.Str))
+	e.Str = append(e.Str, "-more"...) // growing the value leaves the key alone
+	require.Equal(t, "key", e.Key())
+	require.Same(t, e, ks.Get([]byte("key")))
 	checkInvariants(t, ks)
 }
 
@@ -240,7 +298,6 @@ func TestSetExpire(t *testing.T) {
 	// Growing and shrinking the expiry index alone.
 	ks.ForEach(func(e *Entry) bool { ks.SetExpire(e, 0); return true })
 	require.Zero(t, ks.ExpiresLen())
-	require.Equal(t, minBuckets, len(ks.exp.buckets))
 	ks.ForEach(func(e *Entry) bool { ks.SetExpire(e, 7); return true })
 	require.Equal(t, 99, ks.ExpiresLen())
 	checkInvariants(t, ks)
@@ -284,9 +341,9 @@ func TestScanStableTableVisitsEachOnce(t *testing.T) {
 	for k, n := range seen {
 		require.Equal(t, 1, n, k)
 	}
-	// The cursor is always below the bucket count.
+	// The cursor is always below the key count.
 	for c := ks.Scan(0, func(*Entry) {}); c != 0; c = ks.Scan(c, func(*Entry) {}) {
-		require.Less(t, c, uint64(len(ks.main.buckets)))
+		require.Less(t, c, uint64(ks.Len()))
 	}
 }
 
@@ -300,15 +357,15 @@ func TestScanSurvivesGrowth(t *testing.T) {
 	sizes := map[int]bool{}
 	seen := scanAll(ks, false, func(step int) {
 		if step >= 200 {
-			// Stop growing: with one bucket per call, a scan that keeps
-			// doubling the table would never finish.
+			// Stop growing: with one entry per call, a scan that keeps
+			// growing would never finish.
 			return
 		}
 		for range 25 {
 			ks.Add(key(next))
 			next++
 		}
-		sizes[len(ks.main.buckets)] = true
+		sizes[cells(ks)] = true
 	})
 	require.Greater(t, len(sizes), 3, "the table should have grown several times mid-scan")
 	for i := range stable {
@@ -332,7 +389,7 @@ func TestScanSurvivesShrink(t *testing.T) {
 				next++
 			}
 		}
-		sizes[len(ks.main.buckets)] = true
+		sizes[cells(ks)] = true
 	})
 	require.Greater(t, len(sizes), 3, "the table should have shrunk several times mid-scan")
 	for i := range stable {
@@ -344,6 +401,7 @@ func TestScanSurvivesShrink(t *testing.T) {
 // TestScanInterleavedRandom mixes growth and shrink phases with random
 // inserts and deletes between Scan calls.
 func TestScanInterleavedRandom(t *testing.T) {
+	resizes := 0
 	for seedN := range uint64(20) {
 		r := rand.New(rand.NewPCG(seedN, 99))
 		ks := New()
@@ -360,12 +418,11 @@ func TestScanInterleavedRandom(t *testing.T) {
 			}
 			ks.Add([]byte(k))
 		}
-		resizes := 0
 		seen := scanAll(ks, false, func(step int) {
 			if step >= 400 {
 				return // let the scan finish
 			}
-			before := len(ks.main.buckets)
+			before := cells(ks)
 			grow := (step/20)%2 == 0
 			for range r.IntN(60) {
 				if grow || len(volatile) == 0 || r.IntN(5) == 0 {
@@ -379,16 +436,16 @@ func TestScanInterleavedRandom(t *testing.T) {
 					volatile = volatile[:len(volatile)-1]
 				}
 			}
-			if len(ks.main.buckets) != before {
+			if cells(ks) != before {
 				resizes++
 			}
 		})
-		require.Positive(t, resizes)
 		for k := range stable {
 			require.Positive(t, seen[k], "%s, seed %d", k, seedN)
 		}
 		checkInvariants(t, ks)
 	}
+	require.Positive(t, resizes, "the index should have been resized mid-scan")
 }
 
 func TestScanMutationInCallback(t *testing.T) {
@@ -415,20 +472,12 @@ func TestScanMutationInCallback(t *testing.T) {
 		checkInvariants(t, ks)
 	})
 
-	t.Run("delete chain neighbours", func(t *testing.T) {
-		// Four keys sharing bucket 0 of the minimal table: one chain.
+	t.Run("delete neighbours", func(t *testing.T) {
 		ks := New()
-		var keys []string
-		for i := 0; len(keys) < minBuckets; i++ {
-			k := "c" + strconv.Itoa(i)
-			if maphash.String(seed, k)&(minBuckets-1) == 0 {
-				keys = append(keys, k)
-			}
-		}
+		keys := []string{"c0", "c1", "c2", "c3"}
 		for _, k := range keys {
 			ks.Add([]byte(k))
 		}
-		require.Equal(t, minBuckets, len(ks.main.buckets))
 		var visited []string
 		next := ks.Scan(0, func(e *Entry) {
 			visited = append(visited, e.Key())
@@ -446,13 +495,7 @@ func TestScanMutationInCallback(t *testing.T) {
 
 	t.Run("persist in ScanExpires", func(t *testing.T) {
 		ks := New()
-		var keys []string
-		for i := 0; len(keys) < 3; i++ {
-			k := "x" + strconv.Itoa(i)
-			if maphash.String(seed, k)&(minBuckets-1) == 1 {
-				keys = append(keys, k)
-			}
-		}
+		keys := []string{"x0", "x1", "x2"}
 		for _, k := range keys {
 			ks.SetExpire(ks.Add([]byte(k)), 1)
 		}
@@ -613,13 +656,11 @@ func TestForEach(t *testing.T) {
 	require.Equal(t, 7, calls)
 
 	// Deleting everything (visited or not) and adding during the walk:
-	// no resize happens until the end, deleted entries are not visited.
-	size := len(ks.main.buckets)
+	// deleted entries are not visited, added ones neither.
 	visitedOld := 0
 	deleted := map[string]bool{}
 	ks.ForEach(func(e *Entry) bool {
 		require.False(t, deleted[e.Key()], "visited a deleted entry")
-		require.Equal(t, size, len(ks.main.buckets))
 		if e.Key()[:4] == "key:" {
 			visitedOld++
 		}
@@ -635,7 +676,6 @@ func TestForEach(t *testing.T) {
 	})
 	require.Equal(t, 1, visitedOld, "the first callback deleted all other old keys")
 	require.Equal(t, 50, ks.Len())
-	require.Less(t, len(ks.main.buckets), size, "shrunk once the walk finished")
 	checkInvariants(t, ks)
 
 	// Nested walks.
@@ -645,7 +685,6 @@ func TestForEach(t *testing.T) {
 		return true
 	})
 	require.Equal(t, 50*50, pairs)
-	require.Zero(t, ks.iterating)
 }
 
 func TestKindString(t *testing.T) {
@@ -776,5 +815,54 @@ func BenchmarkRandom(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = ks.Random(r)
+	}
+}
+
+// BenchmarkShardLookup is the hot path of GET in one shard actor: 100k keys
+// spread over 16384 slot keyspaces sharing one index, looked up in a
+// pseudo-random order (as redis-benchmark -r 100000 does), in batches of 16
+// (a pipelined read), each lookup waiting for the previous one as in the
+// server, where the work between two lookups leaves no room to overlap
+// them. "prefetch" runs Index.Prefetch over each batch first.
+func BenchmarkShardLookup(b *testing.B) {
+	const nkeys, nslots, batch = 100000, 16384, 16
+	ix := NewIndex()
+	spaces := make([]*Keyspace, nslots)
+	for i := range spaces {
+		spaces[i] = ix.NewKeyspace()
+	}
+	keys := make([][]byte, nkeys)
+	slotOf := make([]int, nkeys)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("key:%012d", i))
+		slotOf[i] = int(maphash.Bytes(maphash.MakeSeed(), keys[i]) % nslots)
+		spaces[slotOf[i]].AddString(keys[i], []byte("xyz"))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = r.IntN(nkeys)
+	}
+	for _, pre := range []bool{false, true} {
+		b.Run(fmt.Sprintf("prefetch=%v", pre), func(b *testing.B) {
+			var bk [batch][]byte
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				base := (i * batch) & (len(order) - 1)
+				if pre {
+					for j := range bk {
+						bk[j] = keys[order[base+j]]
+					}
+					n += int(ix.Prefetch(bk[:]) & 1)
+				}
+				for j := range batch {
+					k := order[base+j+n>>62]
+					if e := ix.Lookup(spaces[slotOf[k]], keys[k]); e != nil {
+						n += int(e.Str[0]&1) + int(e.Key()[11]&1)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/key")
+		})
 	}
 }

@@ -51,6 +51,7 @@ type Shard struct {
 	group *Group
 
 	spaces [slots.NumSlots]*keyspace.Keyspace
+	index  *keyspace.Index // key lookups for all of spaces
 	rng    *rand.Rand
 	now    int64 // unix ms of the batch being executed
 	call   Call
@@ -68,8 +69,6 @@ type Shard struct {
 	script  scriptShard  // Lua VM, offloaded script batches
 	migr    *migrateWait // MIGRATE in flight (migrate.go)
 	trk     trackTable   // CLIENT TRACKING readers (tracking.go)
-	aof     AOF          // append-only log, nil when off (aof.go)
-	aofHeld []*Batch     // batches waiting for the turn's fsync
 
 	// Replication (propagate*.go): the stream, and replica mode.
 	repl        replShard
@@ -96,9 +95,6 @@ func (s *Shard) handle(msg any) {
 		if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 			s.publish() // a resumed MIGRATE or script batch may have written
 		}
-		if !s.script.offloaded {
-			s.releaseHeld()
-		}
 		return
 	}
 	switch m := msg.(type) {
@@ -115,9 +111,6 @@ func (s *Shard) handle(msg any) {
 	}
 	if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
-	}
-	if !s.script.offloaded {
-		s.releaseHeld()
 	}
 }
 
@@ -234,7 +227,7 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 		if i >= 64 {
 			break
 		}
-		if ks != nil && ks.Get(args[k]) != nil {
+		if s.index.Lookup(ks, args[k]) != nil {
 			bits |= 1 << uint(i)
 		}
 	}
@@ -243,9 +236,6 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 
 func (s *Shard) finish(b *Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
-	if s.holdBatch(b) {
-		return
-	}
 	b.Done.BatchDone(b)
 }
 
@@ -289,7 +279,10 @@ func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
 func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
 	ks := s.spaces[slot]
 	if ks == nil && create {
-		ks = keyspace.New()
+		if s.index == nil {
+			s.index = keyspace.NewIndex() // a Shard built by hand (tests)
+		}
+		ks = s.index.NewKeyspace()
 		s.spaces[slot] = ks
 	}
 	return ks
@@ -437,7 +430,7 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 	g.ListMaxListpackSize.Store(-2)
 	g.RDBCompression.Store(1)
 	for i := 0; i < n; i++ {
-		s := &Shard{ID: i, n: n, group: g, expireSlot: i,
+		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(),
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
 			log: log.With().Str("actor", "shard").Int("shard", i).Logger()}
 		props := actor.PropsFromProducer(func() actor.Actor { return s },

@@ -329,9 +329,7 @@ func (c *Call) propagateSet(key, val []byte, at int64, keepTTL bool) {
 // value is copied: arguments live in a reused batch buffer.
 func (c *Call) setString(key []byte, e *keyspace.Entry, val []byte, keepTTL bool) *keyspace.Entry {
 	if e == nil {
-		e = c.Create(key, keyspace.KindString)
-		e.Str = append(make([]byte, 0, len(val)), val...)
-		return e
+		return c.CreateString(key, val)
 	}
 	// Reuse the old buffer only when it is not much bigger than needed, so a
 	// key that once held a huge value does not pin that memory.
