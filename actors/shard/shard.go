@@ -69,6 +69,8 @@ type Shard struct {
 	script  scriptShard  // Lua VM, offloaded script batches
 	migr    *migrateWait // MIGRATE in flight (migrate.go)
 	trk     trackTable   // CLIENT TRACKING readers (tracking.go)
+	aof     AOF          // append-only log, nil when off (aof.go)
+	aofHeld []*Batch     // batches waiting for the turn's fsync
 
 	// Replication (propagate*.go): the stream, and replica mode.
 	repl        replShard
@@ -95,6 +97,9 @@ func (s *Shard) handle(msg any) {
 		if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 			s.publish() // a resumed MIGRATE or script batch may have written
 		}
+		if !s.script.offloaded {
+			s.releaseHeld()
+		}
 		return
 	}
 	switch m := msg.(type) {
@@ -111,6 +116,9 @@ func (s *Shard) handle(msg any) {
 	}
 	if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
+	}
+	if !s.script.offloaded {
+		s.releaseHeld()
 	}
 }
 
@@ -236,6 +244,9 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 
 func (s *Shard) finish(b *Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
+	if s.holdBatch(b) {
+		return
+	}
 	b.Done.BatchDone(b)
 }
 
