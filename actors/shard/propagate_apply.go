@@ -57,8 +57,14 @@ func (s *Shard) apply(b *ApplyBatch) {
 					s.DropSlot(slot)
 				}
 			}
+			if rc.Raw == nil {
+				s.aofFlushSlots(rc.Flush)
+			}
 		case rc.Spec != nil:
 			s.applyOne(rc)
+			if rc.Raw == nil {
+				s.aofDirect(rc.Slot, rc.Payload) // a full sync's snapshot record
+			}
 		}
 		if rc.Raw != nil && r.on {
 			r.pending = append(r.pending, rc.Raw...)
@@ -86,6 +92,8 @@ func (s *Shard) applyOne(rc *Replicated) {
 	}
 	cmd := &s.applyCmd
 	*cmd = Cmd{Spec: rc.Spec, Args: args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
+	// The primary is the writer: no client's NOLOOP applies (tracking).
+	s.trackWriter(cmd)
 	w := &s.applyOut
 	w.B, w.Proto = w.B[:0], 2
 	c := &s.call
