@@ -10,7 +10,9 @@ import "github.com/slotd/slotd/slots"
 //     claiming it) is bound to sender;
 //   - rule 2: a claimed slot served by a node with a smaller configEpoch is
 //     rebound to sender;
-//   - slots we are importing are left alone (the admin closes them);
+//   - slots we are importing are left alone (the admin closes them),
+//     unless the claim comes from the import source's shard (a failover,
+//     setslot_repair.go);
 //   - a slot sender serves but no longer claims stays bound to it but is
 //     marked unclaimed, so another claim takes it without a newer epoch.
 //
@@ -42,7 +44,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 			s.notClaiming.Remove(slot)
 			continue
 		}
-		if s.importing[slot] != nil {
+		if s.keepImporting(slot, sender) {
 			continue
 		}
 		if !s.unclaimed(slot) && owner.ConfigEpoch >= epoch {
@@ -57,6 +59,9 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 		s.delSlot(slot)
 		s.addSlot(sender, slot)
 		changed = true
+	}
+	if len(s.migrating)+len(s.importing) > 0 && s.repairOpenSlots(sender, epoch, claimed) {
+		changed = true // setslot_repair.go
 	}
 	if changed {
 		s.slotsChanged()

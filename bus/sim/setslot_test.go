@@ -75,3 +75,147 @@ func TestSetSlotImportPong(t *testing.T) {
 		return settle(n, 2000)
 	})
 }
+
+// openMigration opens slot (one of primary 0's) for a move from primary 0
+// to primary 1, as redis-cli does: IMPORTING on the target, MIGRATING on
+// the source.
+func openMigration(l *layout, slot int) error {
+	n := l.n
+	src, dst := l.primary[0], l.primary[1]
+	if err := setSlot(n, dst, slot, "importing", n.Nodes[src].ID); err != nil {
+		return err
+	}
+	return setSlot(n, src, slot, "migrating", n.Nodes[dst].ID)
+}
+
+// openSlotsOf returns node i's migrating and importing peer of slot
+// ("" for none).
+func openSlotsOf(n *Net, i, slot int) (migrating, importing string) {
+	m, im := n.Nodes[i].State.OpenSlots()
+	return m[slot], im[slot]
+}
+
+// TestSetSlotTargetFailover: the target of a migration fails and its
+// replica takes over; the source's migrating state follows the new primary
+// (Valkey 8), so ASK redirects keep pointing at a node that imports.
+func TestSetSlotTargetFailover(t *testing.T) {
+	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
+		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		if err != nil {
+			return err
+		}
+		n := l.n
+		src, dst := l.primary[0], l.primary[1]
+		slot := l.slots[0][0] + int(seed%100)
+		if err := openMigration(l, slot); err != nil {
+			return err
+		}
+		n.Crash(dst)
+		rest := l.others(dst)
+		winner, err := l.waitPromoted(60000, l.slots[1][0], l.replicas[1], rest)
+		if err != nil {
+			return err
+		}
+		wID := n.Nodes[winner].ID
+		var got string
+		if !n.RunUntil(30000, func() bool {
+			got, _ = openSlotsOf(n, src, slot)
+			return got == wID
+		}) {
+			return fmt.Errorf("source migrates slot %d to %s, not to the new primary %s (%v)", slot, short(got),
+				short(wID), n.Err())
+		}
+		if o := l.ownerOf(src, slot); o != src {
+			return fmt.Errorf("source lost slot %d to %d", slot, o)
+		}
+		// The old target comes back as a replica: nothing moves back.
+		if err := n.Restart(dst, ""); err != nil {
+			return err
+		}
+		if !n.RunUntil(30000, func() bool { return n.Nodes[dst].State.Myself().MasterID == wID }) {
+			return fmt.Errorf("old target never followed the winner (%v)", n.Err())
+		}
+		if err := settle(n, 2000); err != nil {
+			return err
+		}
+		if got, _ = openSlotsOf(n, src, slot); got != wID {
+			return fmt.Errorf("after the rejoin the source migrates slot %d to %s", slot, short(got))
+		}
+		return nil
+	})
+}
+
+// TestSetSlotSourceFailover: the source of a migration fails and its
+// replica takes over its slots, the open one included; the target rebinds
+// that slot to the new primary and imports it from there (Valkey 8)
+// instead of leaving it with a failed node.
+func TestSetSlotSourceFailover(t *testing.T) {
+	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
+		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		if err != nil {
+			return err
+		}
+		n := l.n
+		src, dst, other := l.primary[0], l.primary[1], l.primary[2]
+		slot := l.slots[0][0] + int(seed%100)
+		if err := openMigration(l, slot); err != nil {
+			return err
+		}
+		n.Crash(src)
+		rest := l.others(src)
+		winner, err := l.waitPromoted(60000, l.slots[0][0], l.replicas[0], rest)
+		if err != nil {
+			return err
+		}
+		wID := n.Nodes[winner].ID
+		var imp string
+		if !n.RunUntil(30000, func() bool {
+			_, imp = openSlotsOf(n, dst, slot)
+			return imp == wID && l.ownerOf(dst, slot) == winner && l.ownerOf(other, slot) == winner
+		}) {
+			return fmt.Errorf("target imports slot %d from %s (owner %d), not from the new primary %s (%v)", slot,
+				short(imp), l.ownerOf(dst, slot), short(wID), n.Err())
+		}
+		return settle(n, 2000)
+	})
+}
+
+// TestSetSlotImportClosedBySource: the source gives the slot to the target
+// (SETSLOT NODE) but the target never gets its own SETSLOT NODE (it was
+// promoted, or the tool died): once the source stops claiming the slot,
+// the target closes the import and takes the slot with a new configEpoch
+// (Valkey 8), and every node agrees.
+func TestSetSlotImportClosedBySource(t *testing.T) {
+	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
+		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		if err != nil {
+			return err
+		}
+		n := l.n
+		src, dst := l.primary[0], l.primary[1]
+		slot := l.slots[0][0] + int(seed%100)
+		if err := openMigration(l, slot); err != nil {
+			return err
+		}
+		if err := setSlot(n, src, slot, "node", n.Nodes[dst].ID); err != nil {
+			return err
+		}
+		var last error
+		if !n.RunUntil(30000, func() bool {
+			if _, imp := openSlotsOf(n, dst, slot); imp != "" {
+				last = fmt.Errorf("target still imports from %s", short(imp))
+				return false
+			}
+			for _, nd := range n.Up() {
+				if o := l.ownerOf(nd.Index, slot); o != dst {
+					last = fmt.Errorf("node %d sees slot %d owned by %d", nd.Index, slot, o)
+					return false
+				}
+			}
+			return true
+		}) {
+			return fmt.Errorf("import not closed: %v (%v)", last, n.Err())
+		}
+		return settle(n, 2000)
+	})
+}
