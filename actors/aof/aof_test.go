@@ -262,3 +262,28 @@ func TestFlushallAndInfo(t *testing.T) {
 	require.NoError(t, c2.ConfigSet(ctx, "appendonly", "no").Err())
 	assert.Equal(t, "0", info(t, c2, "aof_enabled"))
 }
+
+func TestReplicaLogsFullSyncAndStream(t *testing.T) {
+	p := nodetest.Start(t)
+	pc := p.Client(t)
+	for i := 0; i < 200; i++ {
+		require.NoError(t, pc.Set(ctx, "pre"+strconv.Itoa(i), i, 0).Err())
+	}
+	require.NoError(t, pc.RPush(ctx, "list", "a", "b").Err())
+	r := nodetest.Start(t, "appendonly", "yes")
+	rc := r.Client(t)
+	require.NoError(t, rc.Set(ctx, "stale", "x", 0).Err())
+	require.NoError(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", strconv.Itoa(p.Port)).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool { return rc.DBSize(ctx).Val() == 201 && rc.Exists(ctx, "stale").Val() == 0 },
+		"full sync done")
+	require.NoError(t, pc.Incr(ctx, "after").Err())
+	require.NoError(t, pc.RPush(ctx, "list", "c").Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool { return rc.Get(ctx, "after").Val() == "1" }, "stream applied")
+
+	r2 := restart(t, r, "appendonly", "yes")
+	c2 := r2.Client(t)
+	assert.Equal(t, int64(202), c2.DBSize(ctx).Val())
+	assert.Equal(t, "17", c2.Get(ctx, "pre17").Val())
+	assert.Equal(t, []string{"a", "b", "c"}, c2.LRange(ctx, "list", 0, -1).Val())
+	assert.Equal(t, int64(0), c2.Exists(ctx, "stale").Val())
+}

@@ -1,5 +1,12 @@
 package shard
 
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/slotd/slotd/actors/keyspace"
+)
+
 // The append-only file as a shard sees it. actors/aof implements the
 // files; the shard hands it, at the end of each turn, the records of that
 // turn (the same records the replication stream carries, so relative TTLs,
@@ -87,7 +94,54 @@ func (s *Shard) releaseHeld() {
 
 // aofAppend hands the turn's records to the log (from publish).
 func (s *Shard) aofAppend() {
-	if s.aof != nil && len(s.repl.pending) > 0 {
-		s.aof.Append(s.repl.pending)
+	if r := &s.repl; s.aof != nil && len(r.pending) > r.aofMark {
+		s.aof.Append(r.pending[r.aofMark:])
 	}
+}
+
+// aofDirect logs a record that is not part of the stream (a replica's
+// full sync: snapshot records and the flush before them), after the
+// stream records collected so far in this turn.
+func (s *Shard) aofDirect(slot int, payload []byte) {
+	if s.aof == nil {
+		return
+	}
+	r := &s.repl
+	if len(r.pending) > r.aofMark {
+		s.aof.Append(r.pending[r.aofMark:])
+		r.aofMark = len(r.pending)
+	}
+	if slot < 0 {
+		slot = SlotNone
+	}
+	rec := append(r.scratch[:0], 0, 0, 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(rec, uint16(slot))
+	binary.LittleEndian.PutUint32(rec[2:], uint32(len(payload)))
+	rec = append(rec, payload...)
+	r.scratch = rec
+	s.aof.Append(rec)
+}
+
+// aofFlushSlots logs FLUSHSLOTS for those of list that are this shard's.
+func (s *Shard) aofFlushSlots(list []int) {
+	if s.aof == nil || len(list) == 0 {
+		return
+	}
+	args := [][]byte{[]byte(FlushSlots)}
+	for _, slot := range list {
+		if slot%s.n == s.ID {
+			args = append(args, strconv.AppendInt(nil, int64(slot), 10))
+		}
+	}
+	if len(args) > 1 {
+		rec := AppendRecord(nil, -1, args)
+		s.aofDirect(-1, rec[RecordHeader:])
+	}
+}
+
+// slotsWithKeys lists this shard's slots that hold keys.
+func (s *Shard) slotsWithKeys() []int {
+	var out []int
+	s.ForEachSlot(func(slot int, _ *keyspace.Keyspace) { out = append(out, slot) })
+	return out
 }

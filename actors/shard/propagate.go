@@ -64,6 +64,7 @@ type replShard struct {
 	txMark   int  // where its records start in pending
 	txRec    int
 	txSlot   int
+	aofMark  int // pending[:aofMark] already went to the AOF (aofDirect)
 
 	// Published for readers on other goroutines.
 	blFirst, blLen atomic.Int64
@@ -316,7 +317,7 @@ func (s *Shard) publish() {
 	}
 	s.aofAppend()
 	if !r.on {
-		r.pending, r.nrec = r.pending[:0], 0
+		r.pending, r.nrec, r.aofMark = r.pending[:0], 0, 0
 		return
 	}
 	end := r.offset.Load() + int64(len(r.pending))
@@ -341,7 +342,7 @@ func (s *Shard) publish() {
 	if cap(r.pending) > 1<<20 {
 		r.pending = nil
 	}
-	r.pending, r.nrec = r.pending[:0], 0
+	r.pending, r.nrec, r.aofMark = r.pending[:0], 0, 0
 }
 
 // filterSnapped keeps the records of slots already snapshotted for f: the

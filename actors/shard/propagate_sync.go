@@ -259,6 +259,9 @@ func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
 // DropAll deletes every key (a replica starting a full sync).
 func (g *Group) DropAll(done func()) {
 	g.each(func(s *Shard) {
+		if s.replica {
+			s.aofFlushSlots(s.slotsWithKeys())
+		}
 		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
 			s.DropSlot(slot)
 		}
