@@ -62,6 +62,7 @@ type options struct {
 	slotdBin    string
 	slotdCmd    string
 	redisBin    string
+	appendfsync string
 }
 
 func main() {
@@ -78,6 +79,8 @@ func main() {
 	flag.StringVar(&o.slotdBin, "slotd", "", "slotd binary to use instead of building ./cmd/slotd")
 	flag.StringVar(&o.slotdCmd, "slotd-cmd", "", "full command line for the slotd side; {port} is replaced by the port")
 	flag.StringVar(&o.redisBin, "redis", "redis-server", "redis-server binary")
+	flag.StringVar(&o.appendfsync, "appendfsync", "", "run both servers with appendonly yes and this appendfsync "+
+		"(always, everysec, no), each in its own data dir; empty: no AOF")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
 		flag.PrintDefaults()
@@ -90,6 +93,11 @@ func main() {
 	}
 	if o.tests, err = parseTests(tests); err != nil {
 		fatal(fmt.Errorf("-tests: %w", err))
+	}
+	switch o.appendfsync {
+	case "", "always", "everysec", "no":
+	default:
+		fatal(errors.New("-appendfsync must be always, everysec or no"))
 	}
 	if o.n <= 0 || o.rounds <= 0 || o.clients <= 0 {
 		fatal(errors.New("-n, -rounds and -clients must be positive"))
@@ -134,6 +142,21 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	redisCmd := o.redisBin + " --port {port} --bind 127.0.0.1 --save '' --appendonly no"
+	aofNote := ""
+	if o.appendfsync != "" {
+		// The same AOF settings on both sides; the later --appendonly wins.
+		for _, side := range []struct {
+			cmd  *string
+			name string
+		}{{&slotdCmd, "slotd"}, {&redisCmd, "redis"}} {
+			d := filepath.Join(tmp, side.name+"-data")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			*side.cmd += " --dir " + shellQuote(d) + " --appendonly yes --appendfsync " + o.appendfsync
+		}
+		aofNote = fmt.Sprintf("\nappendonly yes, appendfsync %s on both servers", o.appendfsync)
+	}
 
 	// Servers are stopped by the deferred calls on every exit path,
 	// including SIGINT (which cancels ctx and makes run return).
@@ -152,6 +175,7 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("redis: %s (pid %d, port %d)\n", quoteArgs(redis.argv), redis.pid(), redis.port)
 	header := fmt.Sprintf("n=%d rounds=%d clients=%d pipelines=%v tests=%v cpus=%d cpu-pin=%v",
 		o.n, o.rounds, o.clients, o.pipelines, o.tests, runtime.NumCPU(), o.cpuPin)
+	header += aofNote
 	if !memtier {
 		header += "\nmemtier_benchmark not found on PATH: redis-benchmark only"
 	}
