@@ -37,8 +37,12 @@ func TestSetSlotErrors(t *testing.T) {
 		{[]string{"-1", "stable"}, "ERR Invalid or out of range slot"},
 		{[]string{"1", "foo"}, "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"},
 		{[]string{"1", "stable", "x"}, "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"},
-		{[]string{"1", "migrating", idB, "timeout", "3"},
+		{[]string{"1", "migrating", idB, "nope", "3"},
 			"ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"},
+		{[]string{"1", "migrating", idB, "timeout"}, "ERR Missing timeout value"},
+		{[]string{"1", "stable", "TIMEOUT", "x"}, "ERR timeout is not an integer or out of range"},
+		{[]string{"1", "migrating", idB, "timeout", "-1"}, "ERR timeout is negative"},
+		{[]string{"1", "migrating"}, "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"},
 		{[]string{"1", "migrating", "abc"}, "ERR I don't know about node abc"},
 		{[]string{"1", "migrating", idC}, "ERR Target node is not a master"},
 		{[]string{"150", "migrating", idB}, "ERR I'm not the owner of hash slot 150"},
@@ -167,4 +171,64 @@ func TestSetSlotNodeImportStillGreatest(t *testing.T) {
 	require.NoError(t, s.SetSlot(0, args("5", "node", idB), noKeys))
 	assert.Equal(t, uint64(2), s.Myself().ConfigEpoch)
 	assert.Equal(t, idB, s.Owner(5))
+}
+
+func TestParseSetSlotTimeout(t *testing.T) {
+	s := threeMasters(t)
+	cmd, err := s.ParseSetSlot(0, args("5", "migrating", idB), noKeys)
+	require.NoError(t, err)
+	assert.Equal(t, int64(DefaultSetSlotTimeout), cmd.Timeout)
+	assert.Len(t, cmd.Args, 3)
+	cmd, err = s.ParseSetSlot(0, args("5", "stable", "timeout", "0"), noKeys)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), cmd.Timeout, "0: no limit")
+	cmd, err = s.ParseSetSlot(0, args("5", "node", idB, "TIMEOUT", "150"), noKeys)
+	require.NoError(t, err)
+	assert.Equal(t, SetSlotCmd{Slot: 5, Action: "node", Node: idB, Timeout: 150, Args: args("5", "node", idB)}, cmd)
+	assert.Equal(t, Effects{}, s.TakeEffects(), "parsing changes nothing")
+
+	// The state moved between the check and the run: checked again.
+	cmd, err = s.ParseSetSlot(0, args("5", "migrating", idB), noKeys)
+	require.NoError(t, err)
+	require.NoError(t, s.SetSlot(0, args("5", "node", idB), noKeys))
+	err = s.ApplySetSlot(0, cmd, noKeys)
+	require.Error(t, err)
+	assert.Equal(t, "ERR I'm not the owner of hash slot 5", err.Error())
+}
+
+// TestReplicaSetSlot: C, B's replica, applies what B streams.
+func TestReplicaSetSlot(t *testing.T) {
+	conf := idC + " 10.0.0.3:7002@17002 myself,slave " + idB + " 0 0 2 connected\n" +
+		idA + " 10.0.0.1:7000@17000 master - 0 0 1 connected 0-99\n" +
+		idB + " 10.0.0.2:7001@17001 master - 0 0 2 connected 100-199\n" +
+		"vars currentEpoch 2 lastVoteEpoch 0\n"
+	s, err := Load(conf, 0, DefaultOptions(), constID(sh2))
+	require.NoError(t, err)
+	s.TakeEffects()
+	err = s.SetSlot(0, args("150", "migrating", idA), noKeys)
+	require.Error(t, err, "clients may not")
+	assert.Equal(t, "ERR Please use SETSLOT only with masters.", err.Error())
+
+	require.NoError(t, s.ReplicaSetSlot(0, args("150", "migrating", idA), noKeys))
+	require.NoError(t, s.ReplicaSetSlot(0, args("5", "importing", idA), noKeys))
+	fx := s.TakeEffects()
+	assert.True(t, fx.Save)
+	assert.True(t, fx.Publish)
+	tb := s.Table()
+	assert.Len(t, tb.Migrating, 1)
+	assert.Len(t, tb.Importing, 1)
+	assert.True(t, strings.HasSuffix(myselfLine(s), " connected [5-<-"+idA+"] [150->-"+idA+"]"), myselfLine(s))
+
+	// The import closes on B: the replica binds the slot to B.
+	require.NoError(t, s.ReplicaSetSlot(0, args("5", "node", idB), noKeys))
+	assert.Equal(t, idB, s.Owner(5))
+	_, imp := s.OpenSlots()
+	assert.Empty(t, imp)
+	// The migration closes: B gives 150 away.
+	require.NoError(t, s.ReplicaSetSlot(0, args("150", "node", idA), noKeys))
+	assert.Equal(t, idA, s.Owner(150))
+	m, _ := s.OpenSlots()
+	assert.Empty(t, m)
+
+	require.Error(t, s.ReplicaSetSlot(0, args("1", "node", "nobody"), noKeys))
 }
