@@ -29,6 +29,9 @@ type group struct {
 	deferred  []*Deferred
 	splits    []split
 	txs       []txInfo
+	// scriptShard is 1 + the shard of the group's EVAL-family commands, 0
+	// when there is none (see scriptInOrder).
+	scriptShard int
 }
 
 // txInfo is an EXEC reply: an array header (or a null array when WATCH
@@ -98,6 +101,7 @@ func (g *group) release() {
 	}
 	g.splits = g.splits[:0]
 	g.txs = g.txs[:0]
+	g.scriptShard = 0
 	g.deferred = g.deferred[:0]
 	g.cl = nil
 	groupPool.Put(g)

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,14 @@ var AllKeys = func() []string {
 		ks = append(ks, keyGroups[g]...)
 	}
 	return ks
+}()
+
+var isKey = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range AllKeys {
+		m[k] = true
+	}
+	return m
 }()
 
 // Small alphabets: collisions are the point. Members lean to integers so
@@ -93,10 +102,40 @@ func Generate(seed uint64, n int, has func(name string) bool) []Cmd {
 	if g.total == 0 {
 		return nil
 	}
+	watchable := has == nil || has("watch") && has("multi") && has("exec")
 	for len(g.out) < n {
-		g.pickOp(g.ops, g.total).fn(g)
+		o := g.pickOp(g.ops, g.total)
+		if o.cmd == "multi" || !watchable || !g.p(0.1) {
+			o.fn(g)
+			continue
+		}
+		g.watched(o)
 	}
 	return g.out[:n]
+}
+
+// watched runs op o between a WATCH of the keys it uses and a transaction
+// (MULTI PING EXEC): EXEC then tells whether o signalled a key as
+// modified, which Redis does only on a real change.
+func (g *gen) watched(o op) {
+	start := len(g.out)
+	o.fn(g)
+	var ks []string
+	for _, c := range g.out[start:] {
+		if c.Name() == "MULTI" || c.Name() == "EXEC" || c.Name() == "DISCARD" || c.Name() == "WATCH" {
+			return
+		}
+		for _, a := range c[1:] {
+			if isKey[a] && !slices.Contains(ks, a) {
+				ks = append(ks, a)
+			}
+		}
+	}
+	if len(ks) == 0 {
+		return
+	}
+	g.out = slices.Insert(g.out, start, cat([]string{"WATCH"}, ks))
+	g.out = append(g.out, Cmd{"MULTI"}, Cmd{"PING"}, Cmd{"EXEC"})
 }
 
 func (g *gen) pickOp(ops []op, total int) op {
@@ -132,21 +171,12 @@ func (g *gen) kw(s string) string {
 // emit appends a command. The name gets a random case; about 1% of commands
 // lose trailing arguments (wrong arity or a half-given option).
 func (g *gen) emit(args ...string) {
-	name := strings.ToUpper(args[0])
 	args[0] = g.kw(args[0])
-	if len(args) > 1 && g.p(0.01) && !(g.inTx && queueParsed[name]) { // known.go: queue-time checks
+	if len(args) > 1 && g.p(0.01) {
 		args = args[:1+g.n(len(args)-1)]
 	}
 	g.out = append(g.out, Cmd(args))
 }
-
-// queueParsed are the commands whose arguments slotd parses when it queues
-// them in MULTI (to find their keys or slot): those with a numkeys argument,
-// and SCAN.
-var queueParsed = map[string]bool{"SCAN": true, "ZUNION": true, "ZINTER": true, "ZDIFF": true, "ZUNIONSTORE": true,
-	"ZINTERSTORE": true, "ZDIFFSTORE": true, "ZINTERCARD": true, "SINTERCARD": true, "LMPOP": true,
-	"BLMPOP": true, "ZMPOP": true, "BZMPOP": true, "EVAL": true, "EVALSHA": true, "EVAL_RO": true,
-	"EVALSHA_RO": true}
 
 func (g *gen) key(group string) string {
 	if g.p(0.92) {
@@ -276,7 +306,7 @@ func (g *gen) minmax() string { return g.kw(g.pick("MIN", "MAX")) }
 // Redis goes on to a syntax error — a documented design limit, not a bug to
 // find again on every seed.
 func (g *gen) numkeys(k int) string {
-	if g.p(0.03) && !g.inTx { // known.go: slotd rejects a bad numkeys at queue time
+	if g.p(0.03) {
 		if k > 1 && g.p(0.3) {
 			return itoa(k - 1)
 		}

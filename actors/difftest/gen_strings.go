@@ -152,11 +152,6 @@ func keyOps() []op {
 		{"pexpiretime", 1, func(g *gen) { g.emit("PEXPIRETIME", any(g)) }},
 		{"keys", 2, func(g *gen) { g.emit("KEYS", g.pick(patterns...)) }},
 		{"scan", 2, func(g *gen) {
-			if g.inTx { // known.go: slotd parses SCAN's arguments at queue time
-				g.emit(cat([]string{"SCAN", "0"}, g.opts(0.4, []string{g.kw("MATCH"), g.pick(patterns...)},
-					[]string{g.kw("COUNT"), itoa(1 + g.n(30))}, []string{g.kw("TYPE"), g.pick(types...)}))...)
-				return
-			}
 			cur := "0"
 			if g.p(0.05) {
 				cur = g.pick("abc", "-1", "18446744073709551616", "1.5")

@@ -11,16 +11,11 @@ import (
 // logs it), so they stay visible. Delete an entry once its cause is fixed:
 // the tester then checks that case again.
 //
-// Two more live in the generator, because accepting them here would let
-// the two datasets drift apart (see gen.go: numkeys, queueParsed, inTx):
-//   - numkeys one too many turns an option word into a key of another slot:
-//     slotd answers CROSSSLOT even in standalone mode (netio/split.go splits
-//     only DEL/EXISTS/MGET-like commands), Redis a syntax error;
-//   - inside MULTI, a bad numkeys (or a truncated command that has one) is
-//     rejected by slotd at queue time, because dispatch must extract the
-//     keys to route the command; Redis queues it and fails it in EXEC. The
-//     same holds for SCAN's arguments (COUNT), which slotd parses to route
-//     it.
+// One more lives in the generator, because accepting it here would let
+// the two datasets drift apart (see gen.go: numkeys): numkeys one too many
+// turns an option word into a key of another slot: slotd answers CROSSSLOT
+// even in standalone mode (netio/split.go splits only DEL/EXISTS/MGET-like
+// commands), Redis a syntax error.
 
 // knownDiff accepts one reply difference. If it leaves the datasets
 // different, resync names the keys to delete on both servers.
@@ -147,14 +142,3 @@ func knownReply(c Cmd, a, b *Reply) *knownDiff {
 // the watched keys). One limit stays in the generator: a queued SCRIPT runs
 // at EXEC on the event loop before the queued EVALs run in their shard, so
 // no SCRIPT command is put in a transaction.
-
-// watchNoOpWrite is the known difference of WATCH: slotd flags a WATCHed
-// key as modified after any successful write command on it
-// (actors/shard/shard.go runOne, unless the handler calls Unchanged), also
-// when the command changed nothing (PERSIST without TTL, EXPIRE of a
-// missing key, SREM of a missing member, ...); Redis only signals real
-// modifications. So slotd aborts transactions that Redis runs. The runner
-// accepts such an EXEC only when a write command with a WATCHed key did run
-// between WATCH and EXEC, then replays the transaction on slotd without
-// WATCH so the datasets stay equal, and compares that replay's reply.
-const watchNoOpWrite = "watch-no-op-write"

@@ -23,8 +23,6 @@ type Runner struct {
 	Stats map[string]*[2]int
 	// Known counts how often each known difference (known.go) was accepted.
 	Known map[string]int
-
-	cmdFlags map[string][]string // COMMAND INFO flags by command name (reference)
 }
 
 // Mismatch is the first difference found in a run.
@@ -82,10 +80,6 @@ type run struct {
 	predMulti bool
 	predQueue []Cmd
 	predWatch bool // some key may be WATCHed
-	// WATCH state as the reference reports it: the watched keys and the
-	// commands run (outside MULTI) since, for the watchNoOpWrite check.
-	watchKeys  map[string]bool
-	sinceWatch []Cmd
 }
 
 // fix brings the two datasets back in line after a command whose effect
@@ -261,12 +255,8 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 	onlyHiddenAfter := func(k int) bool {
 		return !slices.ContainsFunc(items[k+1:], func(it item) bool { return !it.hidden })
 	}
-	replayed := false
 	for k, it := range items {
 		a, b := ra[k], rb[it.ib]
-		if replayed && it.hidden {
-			continue
-		}
 		st.r.count(it.cmd, b)
 		var probes []*Reply
 		if it.nprobes > 0 {
@@ -282,37 +272,6 @@ func (st *run) chunk(seq []Cmd, i int) (int, *Mismatch, error) {
 		switch {
 		case st.inMulti && isBare(it.cmd, "EXEC"):
 			why, resync = st.r.compareExec(st.queued, a, b)
-			if why != "" && (a.Nil || a.Kind == '_') && b.IsAgg() && len(st.watchKeys) > 0 && onlyHiddenAfter(k) {
-				noop, err := st.noOpWriteSinceWatch()
-				if err != nil {
-					return 0, nil, err
-				}
-				if noop {
-					// known.go, watchNoOpWrite: run the transaction on
-					// slotd too, without WATCH.
-					replay := append(append([]Cmd{{"MULTI"}}, st.queued...), Cmd{"EXEC"})
-					rs, err := st.ca.do(replay)
-					if err != nil {
-						return 0, nil, fmt.Errorf("slotd: %w", err)
-					}
-					a = rs[len(rs)-1]
-					// The read-backs that followed EXEC ran on slotd before
-					// the replay: run them again there, uncompared.
-					var again []Cmd
-					for _, h := range items[k+1:] {
-						again = append(again, h.cmd)
-					}
-					if _, err := st.ca.do(again); err != nil {
-						return 0, nil, fmt.Errorf("slotd: %w", err)
-					}
-					replayed = true
-					if why, resync = st.r.compareExec(st.queued, a, b); why == "" {
-						st.r.Known[watchNoOpWrite]++
-					} else {
-						why = "replaying the transaction without WATCH (known difference " + watchNoOpWrite + "): " + why
-					}
-				}
-			}
 			if why == "" && a.IsAgg() && b.IsAgg() {
 				for q, qc := range st.queued {
 					if qc.Name() != "SPOP" {
@@ -388,63 +347,9 @@ func (st *run) track(c Cmd, b *Reply) {
 		st.inMulti, st.queued = true, nil
 	case st.inMulti && (isBare(c, "EXEC") || isBare(c, "DISCARD")):
 		st.inMulti, st.queued = false, nil
-		st.watchKeys, st.sinceWatch = nil, nil
 	case st.inMulti && b.Raw == "+QUEUED\r\n":
 		st.queued = append(st.queued, c)
-	case st.inMulti:
-	case c.Name() == "WATCH" && b.Raw == "+OK\r\n":
-		if st.watchKeys == nil {
-			st.watchKeys = map[string]bool{}
-		}
-		for _, k := range c[1:] {
-			st.watchKeys[k] = true
-		}
-	case isBare(c, "UNWATCH"):
-		st.watchKeys, st.sinceWatch = nil, nil
-	case len(st.watchKeys) > 0 && !b.IsErr():
-		st.sinceWatch = append(st.sinceWatch, c)
 	}
-}
-
-// noOpWriteSinceWatch reports whether a write command (or a script) with a
-// WATCHed key ran since WATCH: the precondition of watchNoOpWrite. It asks
-// the reference for command flags and keys (COMMAND INFO / GETKEYS).
-func (st *run) noOpWriteSinceWatch() (bool, error) {
-	r := st.r
-	if r.cmdFlags == nil {
-		r.cmdFlags = map[string][]string{}
-	}
-	for _, c := range st.sinceWatch {
-		name := strings.ToLower(c[0])
-		flags, ok := r.cmdFlags[name]
-		if !ok {
-			rs, err := st.cb.do([]Cmd{{"COMMAND", "INFO", name}})
-			if err != nil {
-				return false, err
-			}
-			if info := rs[0]; info.IsAgg() && len(info.Elems) == 1 && info.Elems[0].IsAgg() && len(info.Elems[0].Elems) > 2 {
-				for _, f := range info.Elems[0].Elems[2].Elems {
-					flags = append(flags, f.Str)
-				}
-			}
-			r.cmdFlags[name] = flags
-		}
-		if !isEval(c) && !slices.Contains(flags, "write") {
-			continue
-		}
-		rs, err := st.cb.do([]Cmd{append(Cmd{"COMMAND", "GETKEYS"}, c...)})
-		if err != nil {
-			return false, err
-		}
-		if rs[0].IsAgg() {
-			for _, k := range rs[0].Elems {
-				if st.watchKeys[k.Str] {
-					return true, nil
-				}
-			}
-		}
-	}
-	return false, nil
 }
 
 // compareExec compares EXEC replies element by element, each under the

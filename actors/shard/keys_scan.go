@@ -160,11 +160,13 @@ func parseCursor(b []byte) (uint64, bool) {
 }
 
 // scanRoute sends SCAN to the actor of the cursor's slot (or of the only
-// slot its MATCH pattern can hit). Argument errors are answered by the loop.
+// slot its MATCH pattern can hit). Bad arguments go to slot 0, whose actor
+// replies the error: inside MULTI, Redis queues such a SCAN and fails it
+// in EXEC's reply.
 func scanRoute(args [][]byte) (int, string) {
 	o, msg := parseScan(args)
 	if msg != "" {
-		return 0, msg
+		return 0, ""
 	}
 	if o.patSlot >= 0 {
 		return o.patSlot, ""
@@ -175,7 +177,11 @@ func scanRoute(args [][]byte) (int, string) {
 // cmdScan runs in the actor owning c.Slot. Like Redis it stops once COUNT
 // entries were visited (before filtering) or after 10*COUNT bucket steps.
 func cmdScan(c *Call) {
-	o, _ := parseScan(c.Args)
+	o, msg := parseScan(c.Args)
+	if msg != "" {
+		c.W.Error(msg)
+		return
+	}
 	s := c.S
 	slot := c.Slot
 	inner := o.cursor >> scanSlotBits

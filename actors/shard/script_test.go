@@ -262,3 +262,31 @@ func TestScriptConcurrentShards(t *testing.T) {
 		assert.Equal(t, workers/4*each, v)
 	}
 }
+
+// TestScriptCacheOrderInPipeline: EVAL and EVALSHA pipelined to different
+// shard actors see the script cache in pipeline order: an EVALSHA before
+// the EVAL that caches its script fails, one after it succeeds.
+func TestScriptCacheOrderInPipeline(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "4")
+	rdb := n.Client(t)
+	body := "if #KEYS == 0 then return 'loaded' end return redis.call('incr', KEYS[1])"
+	sha := redis.NewScript(body).Hash()
+	for i := 0; i < 20; i++ {
+		k := scrKey("ord"+strconv.Itoa(i)+"-", 1+i%3, 4, -1) // not actor 0, where keyless EVAL runs
+		require.NoError(t, rdb.ScriptFlush(scrCtx).Err())
+		pipe := rdb.Pipeline()
+		before := pipe.EvalSha(scrCtx, sha, []string{k})
+		load := pipe.Eval(scrCtx, body, nil)
+		_, _ = pipe.Exec(scrCtx)
+		assert.EqualError(t, before.Err(), "NOSCRIPT No matching script. Please use EVAL.", "round %d", i)
+		assert.NoError(t, load.Err())
+
+		require.NoError(t, rdb.ScriptFlush(scrCtx).Err())
+		pipe = rdb.Pipeline()
+		load = pipe.Eval(scrCtx, body, nil)
+		after := pipe.EvalSha(scrCtx, sha, []string{k})
+		_, _ = pipe.Exec(scrCtx)
+		assert.NoError(t, load.Err(), "round %d", i)
+		assert.NoError(t, after.Err(), "round %d", i)
+	}
+}

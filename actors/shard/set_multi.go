@@ -6,7 +6,6 @@ package shard
 // few integers is listed in ascending order, as Redis lists it.
 
 import (
-	"errors"
 	"sort"
 
 	"github.com/slotd/slotd/actors/types/set"
@@ -36,13 +35,16 @@ func init() {
 }
 
 // numkeysSpec marks a spec whose keys follow a numkeys argument at index
-// at: COMMAND reports no fixed key positions, and dispatch asks keysOf.
+// at: COMMAND reports no fixed key positions, and dispatch asks keysOf. A
+// bad numkeys declares no keys (as Redis's key extraction does): the
+// command then runs without a slot and its handler replies the error, so
+// inside MULTI it is queued and fails in EXEC's reply, as in Redis.
 func numkeysSpec(s *command.Spec, at int, check func(args [][]byte) (int, string)) *command.Spec {
 	s.First, s.Last, s.Step = 0, 0, 0
 	s.Keys = func(args [][]byte) ([]int, error) {
 		n, msg := check(args)
 		if msg != "" {
-			return nil, errors.New(msg)
+			return nil, nil
 		}
 		idx := make([]int, n)
 		for i := range idx {

@@ -25,8 +25,8 @@ func init() {
 		keys := s.Keys
 		s.Keys = func(args [][]byte) ([]int, error) { // destination first
 			idx, err := keys(args)
-			if err != nil {
-				return nil, err
+			if err != nil || len(idx) == 0 {
+				return nil, err // a bad numkeys: no keys at all, as in Redis
 			}
 			return append([]int{1}, idx...), nil
 		}

@@ -66,6 +66,10 @@ type Spec struct {
 	// configuration): they wait until the connection's earlier commands
 	// have run in their shards, so a pipeline sees them in order.
 	Barrier bool
+	// ScriptCache marks shard commands that read or add to the node's
+	// script cache (EVAL, EVALSHA...): a pipeline runs them in order even
+	// when they go to different shard actors.
+	ScriptCache bool
 
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
