@@ -30,7 +30,7 @@ func startCluster(n *Node) (func(), error) {
 		Paused:   n.Server.PausedFor,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
-				shards.Do(shards.Of(slot), func(s *shard.Shard) { s.DropSlot(slot) })
+				shards.Do(shards.Of(slot), func(s *shard.Shard) { s.DropSlotLogged(slot) })
 			}
 		},
 		BusAddrs: busAddrs(n.Cfg.String("bind"), cluster.BusPort(n.Cfg)),

@@ -145,3 +145,13 @@ func (s *Shard) slotsWithKeys() []int {
 	s.ForEachSlot(func(slot int, _ *keyspace.Keyspace) { out = append(out, slot) })
 	return out
 }
+
+// DropSlotLogged is DropSlot for a slot this node no longer serves (a
+// newer owner claimed it): the AOF logs the flush, so a restart does not
+// bring the keys back.
+func (s *Shard) DropSlotLogged(slot int) int {
+	if s.spaces[slot] != nil && s.spaces[slot].Len() > 0 {
+		s.aofFlushSlots([]int{slot})
+	}
+	return s.DropSlot(slot)
+}
