@@ -352,6 +352,8 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 				if slot < 0 {
 					if strings.EqualFold(string(argBuf[0]), shard.FlushSlots) {
 						l.flushSlots(argBuf[1:], stream, batchFor)
+					} else {
+						l.m.applySetSlot(argBuf) // setslot.go
 					}
 					continue
 				}

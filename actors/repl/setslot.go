@@ -1,0 +1,77 @@
+package repl
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// CLUSTER SETSLOT through replication (Valkey 8): a primary streams the
+// command to its replicas and runs it only once they acknowledged it; a
+// replica hands it to its cluster actor. The record is slot-less and rides
+// shard 0's stream, so WAIT's machinery (offsets, REPLCONF GETACK) tells
+// when every replica has it.
+
+// setSlotAppliers maps a Manager to the function its replica side hands a
+// primary's SETSLOT to (the cluster actor's ApplyReplicated).
+var setSlotAppliers sync.Map // *Manager → func(args [][]byte, done func())
+
+// OnSetSlot sets the function a replica hands its primary's CLUSTER SETSLOT
+// arguments to; it must call done once the change is in effect.
+func (m *Manager) OnSetSlot(fn func(args [][]byte, done func())) { setSlotAppliers.Store(m, fn) }
+
+// ReplicateSetSlot streams CLUSTER SETSLOT args... to the online replicas
+// and calls done once all of them acknowledged it (true), or when timeout
+// (0: none) passes first (false). Without an online replica it returns
+// false and never calls done.
+func (m *Manager) ReplicateSetSlot(args [][]byte, timeout time.Duration, done func(acked bool)) bool {
+	if m.IsReplica() {
+		return false
+	}
+	m.mu.Lock()
+	feeds := m.feedList()
+	m.mu.Unlock()
+	online := int64(0)
+	for _, f := range feeds {
+		if f.state.Load() == feedOnline {
+			online++
+		}
+	}
+	if online == 0 {
+		return false
+	}
+	rec := append([][]byte{[]byte("CLUSTER"), []byte("SETSLOT")}, args...)
+	m.shards.StreamAdmin(0, rec, func(streamed bool) {
+		if !streamed {
+			done(false)
+			return
+		}
+		m.Wait(online, timeout, false, func(k int64) { done(k >= online) })
+	})
+	return true
+}
+
+// applySetSlot runs a slot-less CLUSTER SETSLOT record on a replica and
+// waits until the cluster actor applied it, so that the acknowledgement
+// covering the record reports it in effect. Other records: false.
+func (m *Manager) applySetSlot(args [][]byte) bool {
+	if len(args) < 2 || !strings.EqualFold(string(args[0]), "cluster") ||
+		!strings.EqualFold(string(args[1]), "setslot") {
+		return false
+	}
+	fn, ok := setSlotAppliers.Load(m)
+	if !ok {
+		return true
+	}
+	own := make([][]byte, len(args)-2)
+	for i, a := range args[2:] {
+		own[i] = append([]byte(nil), a...)
+	}
+	applied := make(chan struct{})
+	fn.(func([][]byte, func()))(own, func() { close(applied) })
+	select {
+	case <-applied:
+	case <-time.After(5 * time.Second):
+	}
+	return true
+}
