@@ -55,6 +55,7 @@ type Batch struct {
 
 	enq     int64 // unix ns when queued, set only while tracing
 	traceID uint64
+	warm    uint64 // sink for prefetch.go's loads
 }
 
 // EnqueuedAt implements trace.Stamped.
@@ -93,7 +94,7 @@ func (b *Batch) Release() {
 	b.argv = b.argv[:0]
 	b.Done = nil
 	b.Ctx = nil
-	b.enq, b.traceID = 0, 0
+	b.enq, b.traceID, b.warm = 0, 0, 0
 	batchPool.Put(b)
 }
 

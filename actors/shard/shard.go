@@ -133,6 +133,9 @@ func (s *Shard) run(b *Batch) {
 func (s *Shard) runFrom(b *Batch, start int) {
 	skip := 0
 	for i := start; i < len(b.Cmds); i++ {
+		if (i-start)%prefetchChunk == 0 {
+			s.prefetch(b, i)
+		}
 		cmd := &b.Cmds[i]
 		if skip > 0 {
 			// Commands of a transaction aborted by WATCH: no reply.
