@@ -9,7 +9,8 @@ import (
 // to every node it has a link to (as Redis's clusterPropagatePublish does),
 // and a node receiving one hands it to its clients with a Deliver effect.
 // Frames on one link stay in order, so one publisher's messages arrive in
-// the order it sent them.
+// the order it sent them. Shard-channel messages (SPUBLISH) go to the
+// nodes of the publisher's shard only.
 
 // Delivery is a pub/sub message received from another node, for the local
 // subscribers. Shard is set for SPUBLISH (shard channels).
@@ -20,13 +21,29 @@ type Delivery struct {
 
 // Publish sends channel/message to every other known node.
 func (s *State) Publish(channel, message []byte) {
-	s.publish(busv1.Type_TYPE_PUBLISH, channel, message)
+	s.publish(busv1.Type_TYPE_PUBLISH, channel, message, nil)
 }
 
-func (s *State) publish(t busv1.Type, channel, message []byte) {
+// PublishShard sends a shard-channel message to the other nodes of this
+// node's shard: its primary (or itself) and that primary's replicas, as
+// Redis 7.0 propagates SPUBLISH. The receivers deliver it to their own
+// subscribers only.
+func (s *State) PublishShard(channel, message []byte) {
+	primary := s.myself.ID
+	if s.myself.Flags&FlagSlave != 0 && s.myself.MasterID != "" {
+		primary = s.myself.MasterID
+	}
+	s.publish(busv1.Type_TYPE_SPUBLISH, channel, message, func(n *Node) bool {
+		return n.ID == primary || n.Flags&FlagSlave != 0 && n.MasterID == primary
+	})
+}
+
+// publish sends a PUBLISH or SPUBLISH frame to every linked node (to those
+// accepted by to, when set).
+func (s *State) publish(t busv1.Type, channel, message []byte, to func(*Node) bool) {
 	var f *busv1.Frame
 	for _, n := range s.sorted {
-		if n == s.myself || n.Flags&FlagHandshake != 0 || n.link == nil {
+		if n == s.myself || n.Flags&FlagHandshake != 0 || n.link == nil || to != nil && !to(n) {
 			continue
 		}
 		if f == nil {

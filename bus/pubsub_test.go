@@ -1,6 +1,8 @@
 package bus
 
 import (
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +51,65 @@ func TestReceivePublishDelivers(t *testing.T) {
 	id := s.Accept(t0, "10.0.0.1", "10.0.0.9")
 	s.Receive(t0, id, u)
 	require.Empty(t, s.TakeEffects().Deliver)
+}
+
+// shardView loads a cluster of primaries A, B (replicas R1, R2) and C
+// (replica R3) as seen by node me, with every outbound link connected.
+func shardView(t *testing.T, me string) (*State, map[string]LinkID) {
+	t.Helper()
+	lines := map[string]string{
+		idA:  " 10.0.0.1:7000@17000 master - 0 0 1 connected 0-5460\n",
+		idB:  " 10.0.0.2:7000@17000 master - 0 0 2 connected 5461-10922\n",
+		idC:  " 10.0.0.3:7000@17000 master - 0 0 3 connected 10923-16383\n",
+		idR1: " 10.0.0.4:7000@17000 slave " + idB + " 0 0 2 connected\n",
+		idR2: " 10.0.0.5:7000@17000 slave " + idB + " 0 0 2 connected\n",
+		idR3: " 10.0.0.6:7000@17000 slave " + idC + " 0 0 3 connected\n",
+	}
+	conf := ""
+	for _, id := range []string{idA, idB, idC, idR1, idR2, idR3} {
+		l := lines[id]
+		if id == me {
+			l = strings.Replace(l, " master ", " myself,master ", 1)
+			l = strings.Replace(l, " slave ", " myself,slave ", 1)
+		}
+		conf += id + l
+	}
+	s, err := Load(conf+"vars currentEpoch 3 lastVoteEpoch 0\n", t0, DefaultOptions(), constID(sh1))
+	require.NoError(t, err)
+	s.TakeEffects()
+	s.Tick(t0)
+	links := map[string]LinkID{}
+	redial(s, t0, links)
+	require.Len(t, links, 5)
+	return s, links
+}
+
+// SPUBLISH goes to the publisher's shard only: a primary's replicas, or a
+// replica's primary and sibling replicas.
+func TestPublishShardStaysInTheShard(t *testing.T) {
+	for _, tc := range []struct {
+		me   string
+		want []string
+	}{
+		{idB, []string{idR1, idR2}},
+		{idR1, []string{idB, idR2}},
+		{idA, nil},
+		{idR3, []string{idC}},
+	} {
+		s, links := shardView(t, tc.me)
+		s.PublishShard([]byte("{s}"), []byte("m"))
+		var got []string
+		for _, snd := range s.TakeEffects().Send {
+			require.Equal(t, busv1.Type_TYPE_SPUBLISH, snd.Frame.GetHeader().GetType())
+			require.Equal(t, "m", string(snd.Frame.GetPublish().GetMessage()))
+			for id, l := range links {
+				if l == snd.Link {
+					got = append(got, id)
+				}
+			}
+		}
+		sort.Strings(got)
+		sort.Strings(tc.want)
+		require.Equal(t, tc.want, got, "publisher %s", tc.me)
+	}
 }

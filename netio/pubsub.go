@@ -289,16 +289,16 @@ func cmdSUnsubscribe(x *Ctx) {
 
 // routeShardChannels applies the key routing rules to the channel
 // arguments; it writes the error and returns false when they fail. Outside
-// cluster mode Redis does not check slots. A replica serves (un)subscribes
-// for its primary's slots even without READONLY, as Redis 7.0 does.
+// cluster mode Redis does not check slots. A replica serves SSUBSCRIBE,
+// SUNSUBSCRIBE and SPUBLISH for its primary's slots even without READONLY,
+// as Redis 7.0 does (an SPUBLISH there reaches the whole shard over the
+// bus).
 func (s *Server) routeShardChannels(x *Ctx) bool {
 	if !s.Table.Load().Cluster {
 		return true
 	}
 	ro := x.C.readonly
-	if x.Spec.Name != "spublish" {
-		x.C.readonly = true
-	}
+	x.C.readonly = true
 	_, msg := s.route(x.C, x.Spec, x.Args)
 	x.C.readonly = ro
 	if msg != "" {

@@ -112,8 +112,9 @@ type Server struct {
 	// PublishHook, set in cluster mode, sends a PUBLISH to the other nodes
 	// (called on the publisher's loop, in publish order).
 	PublishHook func(channel, msg []byte)
-	// SPublishHook, for replication: send an SPUBLISH to this primary's
-	// replicas, which deliver it with DeliverSPublish.
+	// SPublishHook sends an SPUBLISH to the other nodes of this node's
+	// shard (over the bus in cluster mode, else to the replicas through
+	// replication); they deliver it with DeliverSPublish.
 	SPublishHook func(channel, msg []byte)
 }
 

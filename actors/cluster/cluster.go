@@ -214,17 +214,27 @@ func (c *Cluster) Submit(args [][]byte, w *resp.Writer, done func()) {
 	c.root.Send(c.pid, &request{args: args, w: w, done: done})
 }
 
-// publishMsg is a PUBLISH to propagate to the other nodes.
-type publishMsg struct{ channel, message []byte }
+// publishMsg is a PUBLISH (or, with shard, an SPUBLISH) to propagate to
+// the other nodes.
+type publishMsg struct {
+	channel, message []byte
+	shard            bool
+}
 
 // Publish sends a PUBLISH to every other node (safe from any goroutine;
 // calls from one goroutine go out in call order). The arguments are
 // copied.
-func (c *Cluster) Publish(channel, message []byte) {
+func (c *Cluster) Publish(channel, message []byte) { c.publish(channel, message, false) }
+
+// SPublish sends an SPUBLISH to the other nodes of this node's shard (its
+// primary and that primary's replicas), like Publish otherwise.
+func (c *Cluster) SPublish(channel, message []byte) { c.publish(channel, message, true) }
+
+func (c *Cluster) publish(channel, message []byte, shard bool) {
 	buf := make([]byte, len(channel)+len(message))
 	n := copy(buf, channel)
 	copy(buf[n:], message)
-	c.root.Send(c.pid, publishMsg{channel: buf[:n:n], message: buf[n:]})
+	c.root.Send(c.pid, publishMsg{channel: buf[:n:n], message: buf[n:], shard: shard})
 }
 
 // MyID is this node's id (safe from any goroutine).
@@ -329,7 +339,11 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 	case writesPaused:
 		a.st.WritesPaused(uint64(m.offset))
 	case publishMsg:
-		a.st.Publish(m.channel, m.message)
+		if m.shard {
+			a.st.PublishShard(m.channel, m.message)
+		} else {
+			a.st.Publish(m.channel, m.message)
+		}
 	case accepted:
 		id := a.st.Accept(now, addrIP(m.conn.LocalAddr()), addrIP(m.conn.RemoteAddr()))
 		a.links[id] = peer.Spawn(ctx, a.peerOptions(ctx, id, m.conn, ""))

@@ -52,6 +52,7 @@ func startCluster(n *Node) (func(), error) {
 	}
 	n.Server.Cluster = c
 	n.Server.PublishHook = c.Publish
+	n.Server.SPublishHook = c.SPublish
 	return c.Stop, nil
 }
 

@@ -9,7 +9,7 @@ import (
 
 // startRepl creates the replication engine (actors/repl) and hands it to
 // the server: REPLICAOF, PSYNC, WAIT, ROLE and INFO replication go to it,
-// and PUBLISH (standalone) / SPUBLISH reach the replicas through it. A
+// and PUBLISH / SPUBLISH (standalone) reach the replicas through it. A
 // replicaof directive makes the node a replica from the start.
 func startRepl(n *Node) func() {
 	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Server.Shards(), Server: n.Server})
@@ -18,7 +18,9 @@ func startRepl(n *Node) func() {
 	if n.Server.PublishHook == nil {
 		n.Server.PublishHook = func(ch, msg []byte) { m.Publish(false, ch, msg) }
 	}
-	n.Server.SPublishHook = func(ch, msg []byte) { m.Publish(true, ch, msg) }
+	if n.Server.SPublishHook == nil {
+		n.Server.SPublishHook = func(ch, msg []byte) { m.Publish(true, ch, msg) }
+	}
 	if ro := strings.Fields(n.Cfg.String("replicaof")); len(ro) == 2 {
 		if port, err := strconv.Atoi(ro[1]); err == nil {
 			m.StartReplicaOf(ro[0], port)
