@@ -30,6 +30,21 @@ func (s *State) detectFailure(now int64, n *Node) {
 	n.Flags |= FlagPFail
 	s.fx.Save = true
 	s.updateState()
+	// Our failure report travels in the gossip of every PING; send one to
+	// every other reachable primary now rather than at their next
+	// scheduled ping (up to NODE_TIMEOUT/2 away), so the FAIL quorum forms
+	// within a tick of the primaries' own detection. (Redis waits for the
+	// schedule; this costs one PING per primary per PFAIL.)
+	for _, m := range s.sorted {
+		if m != n && m != s.myself && m.IsMaster() && m.Flags&(FlagPFail|FlagFail|FlagHandshake|FlagNoAddr) == 0 &&
+			m.link != nil && m.link.up {
+			pending := m.PingSent
+			s.sendPing(now, m.link, busv1.Type_TYPE_PING)
+			if pending != 0 {
+				m.PingSent = pending // an older unanswered ping keeps counting
+			}
+		}
+	}
 }
 
 // markFailingIfNeeded turns n's PFAIL into FAIL once enough primaries

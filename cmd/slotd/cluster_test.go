@@ -212,8 +212,9 @@ func TestClusterCreate(t *testing.T) {
 func TestDemo(t *testing.T) {
 	needTools(t, "redis-cli")
 	t.Parallel()
-	base := freePorts(t, 3)
-	cmd := exec.Command(slotdBinary(t), "demo", "--nodes", "3", "--port", strconv.Itoa(base))
+	base := freePorts(t, 6)
+	// The defaults: 3 primaries with one replica each.
+	cmd := exec.Command(slotdBinary(t), "demo", "--port", strconv.Itoa(base))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr strings.Builder
@@ -252,6 +253,9 @@ func TestDemo(t *testing.T) {
 	out, err = run(t, 10*time.Second, "redis-cli", "-c", "-p", strconv.Itoa(base+2), "get", "foo")
 	require.NoError(t, err, out)
 	assert.Equal(t, "bar", strings.TrimSpace(out))
+	out, err = run(t, 30*time.Second, "redis-cli", "--cluster", "check", "127.0.0.1:"+strconv.Itoa(base))
+	require.NoError(t, err, out)
+	assert.Equal(t, 3, strings.Count(out, "1 additional replica(s)"), out)
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	go func() {
@@ -265,7 +269,7 @@ func TestDemo(t *testing.T) {
 		t.Fatal("demo did not stop after SIGTERM")
 	}
 	// Every node is gone: nothing answers on the ports.
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 6; i++ {
 		out, err := run(t, 5*time.Second, "redis-cli", "-p", strconv.Itoa(base+i), "ping")
 		assert.Error(t, err, "node %d still answers: %s", base+i, out)
 	}

@@ -22,12 +22,14 @@ import (
 )
 
 // demoUsage is printed by "slotd demo -h".
-const demoUsage = `usage: slotd demo [--nodes N] [--port P] [--dir D] [--timeout T]
+const demoUsage = `usage: slotd demo [--nodes N] [--replicas R] [--port P] [--dir D] [--timeout T]
 
-Starts a local slotd cluster of N primaries as child processes on
-127.0.0.1:P, P+1, ... (bus ports P+10000, ...), assigns the hash slots evenly,
-joins the nodes with CLUSTER MEET, waits until every node reports
-cluster_state:ok and prints how to connect. Ctrl-C (or SIGTERM) stops every
+Starts a local slotd cluster of N primaries (default 3), each with R replicas
+(default 1), as child processes on 127.0.0.1:P, P+1, ... (bus ports P+10000,
+...): the first N are the primaries. It assigns the hash slots evenly to the
+primaries, joins the nodes with CLUSTER MEET, makes the others replicas with
+CLUSTER REPLICATE, waits until every node reports cluster_state:ok and every
+replica is in sync, and prints how to connect. Ctrl-C (or SIGTERM) stops every
 node. Each node logs to D/<port>/slotd.log; without --dir, D is a temporary
 directory removed at exit.
 `
@@ -48,6 +50,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, demoUsage) }
 	nodes := fs.Int("nodes", 3, "number of primaries")
+	replicas := fs.Int("replicas", 1, "replicas per primary")
 	port := fs.Int("port", 7000, "client port of the first node")
 	dir := fs.String("dir", "", "data directory (default: a temporary one, removed at exit)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the cluster to come up")
@@ -66,7 +69,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "slotd demo: --nodes must be between 1 and %d\n", slots.NumSlots)
 		return 2
 	}
-	if *port < 1 || *port+*nodes-1 > 65535-10000 {
+	if *replicas < 0 || *replicas > 16 {
+		fmt.Fprintln(stderr, "slotd demo: --replicas must be between 0 and 16")
+		return 2
+	}
+	total := *nodes * (1 + *replicas)
+	if *port < 1 || *port+total-1 > 65535-10000 {
 		fmt.Fprintln(stderr, "slotd demo: --port out of range (the bus ports are port+10000)")
 		return 2
 	}
@@ -98,9 +106,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	d := &demo{stdout: stdout, stderr: stderr}
+	d := &demo{stdout: stdout, stderr: stderr, primaries: *nodes}
 	defer d.stopAll()
-	for i := 0; i < *nodes; i++ {
+	for i := 0; i < total; i++ {
 		p := *port + i
 		nd, err := d.start(self, p, filepath.Join(base, strconv.Itoa(p)))
 		if err != nil {
@@ -123,8 +131,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "\nCluster ready: %d primaries on 127.0.0.1:%d-%d (data in %s).\n", *nodes, *port,
-		*port+*nodes-1, base)
+	fmt.Fprintf(stdout, "\nCluster ready: %d primaries on 127.0.0.1:%d-%d", *nodes, *port, *port+*nodes-1)
+	if *replicas > 0 {
+		fmt.Fprintf(stdout, ", %d replicas on 127.0.0.1:%d-%d", total-*nodes, *port+*nodes, *port+total-1)
+	}
+	fmt.Fprintf(stdout, " (data in %s).\n", base)
 	fmt.Fprintf(stdout, "Connect with:\n\n    redis-cli -c -p %d\n\nPress Ctrl-C to stop.\n", *port)
 
 	// Run until a signal, or until a node dies on its own.
@@ -149,7 +160,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 
 type demo struct {
 	stdout, stderr io.Writer
-	nodes          []*demoNode
+	nodes          []*demoNode // the primaries first
+	primaries      int
 	stopOnce       sync.Once
 }
 
@@ -190,8 +202,8 @@ func (d *demo) form(ctx context.Context) error {
 			return err
 		}
 	}
-	n := len(d.nodes)
-	for i, nd := range d.nodes {
+	n := d.primaries
+	for i, nd := range d.nodes[:n] {
 		info, err := nd.cli.ClusterInfo(ctx).Result()
 		if err != nil {
 			return fmt.Errorf("node %d: CLUSTER INFO: %w", nd.port, err)
@@ -222,7 +234,44 @@ func (d *demo) form(ctx context.Context) error {
 				return false, nil
 			}
 			return infoField(info, "cluster_state") == "ok" &&
-				infoField(info, "cluster_known_nodes") == strconv.Itoa(n), nil
+				infoField(info, "cluster_known_nodes") == strconv.Itoa(len(d.nodes)), nil
+		}); err != nil {
+			return err
+		}
+	}
+	return d.pair(ctx)
+}
+
+// pair makes node n+i a replica of primary i%n (n primaries) and waits
+// until every replica's link is up.
+func (d *demo) pair(ctx context.Context) error {
+	n := d.primaries
+	ids := make([]string, n)
+	for i, nd := range d.nodes[:n] {
+		id, err := nd.cli.ClusterMyID(ctx).Result()
+		if err != nil {
+			return fmt.Errorf("node %d: CLUSTER MYID: %w", nd.port, err)
+		}
+		ids[i] = id
+	}
+	for i, nd := range d.nodes[n:] {
+		info, err := nd.cli.Info(ctx, "replication").Result()
+		if err != nil {
+			return fmt.Errorf("node %d: INFO: %w", nd.port, err)
+		}
+		if strings.Contains(info, "role:slave") {
+			continue // data dir of an earlier run: already a replica
+		}
+		p := d.nodes[i%n]
+		if err := nd.cli.Do(ctx, "cluster", "replicate", ids[i%n]).Err(); err != nil {
+			return fmt.Errorf("node %d: CLUSTER REPLICATE %s: %w", nd.port, ids[i%n], err)
+		}
+		fmt.Fprintf(d.stdout, "node %d replicates node %d\n", nd.port, p.port)
+	}
+	for _, nd := range d.nodes[n:] {
+		if err := poll(ctx, nd, "to sync with its primary", func() (bool, error) {
+			info, err := nd.cli.Info(ctx, "replication").Result()
+			return err == nil && strings.Contains(info, "master_link_status:up"), nil
 		}); err != nil {
 			return err
 		}
