@@ -200,6 +200,18 @@ func TestClusterManualFailover(t *testing.T) {
 	assert.Zero(t, lost, "acknowledged writes missing on the new primary (of %d)", writes.Load())
 	info := rc.ClusterInfo(ctx).Val()
 	assert.Equal(t, "ok", infoField(info, "cluster_state"))
+
+	// The counters tell the story: the replica sent MFSTART and asked for
+	// a vote, the primary received the one and granted the other, and the
+	// winner's configEpoch is the cluster's current epoch.
+	oldInfo := pc.ClusterInfo(ctx).Val()
+	assert.Equal(t, "1", infoField(info, "cluster_stats_messages_mfstart_sent"))
+	assert.Equal(t, "1", infoField(oldInfo, "cluster_stats_messages_mfstart_received"))
+	assert.Equal(t, "1", infoField(info, "cluster_stats_messages_auth-req_sent"))
+	assert.Equal(t, "1", infoField(oldInfo, "cluster_stats_messages_auth-ack_sent"))
+	assert.Equal(t, "1", infoField(info, "cluster_stats_messages_auth-ack_received"))
+	assert.Equal(t, infoField(info, "cluster_current_epoch"), infoField(info, "cluster_my_epoch"))
+	assert.Equal(t, infoField(info, "cluster_current_epoch"), infoField(oldInfo, "cluster_current_epoch"))
 }
 
 // TestClusterFailoverTakeover: TAKEOVER promotes without an election, so

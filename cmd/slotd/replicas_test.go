@@ -491,3 +491,77 @@ func TestFailoverKill(t *testing.T) {
 			wr[len(wr)/2].Round(time.Millisecond), wr[len(wr)-1].Round(time.Millisecond))
 	}
 }
+
+// TestDebugSleepFailover: DEBUG SLEEP 5 on a primary of a 3+3 cluster with
+// cluster-node-timeout 2000 freezes it (clients and bus) long enough for
+// its replica to take over; when it wakes up it learns the new
+// configuration and follows the new primary — as a stalled Redis does.
+// With SLOTD_FAILOVER_REDIS=1 the same runs against Debian's redis-server.
+func TestDebugSleepFailover(t *testing.T) {
+	needTools(t, "redis-cli")
+	t.Parallel()
+	kinds := []string{"slotd"}
+	if os.Getenv("SLOTD_FAILOVER_REDIS") == "1" {
+		needTools(t, "redis-server")
+		kinds = append(kinds, "redis")
+	}
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			start := startProc
+			if kind == "redis" {
+				start = startRedisProc
+			}
+			base := freePorts(t, 6)
+			var addrs []string
+			var procs []*proc
+			for i := 0; i < 6; i++ {
+				p := start(t, base+i, t.TempDir(), "--cluster-node-timeout", "2000", "--enable-debug-command", "local")
+				procs = append(procs, p)
+				addrs = append(addrs, p.addr())
+			}
+			out, err := run(t, 90*time.Second, "redis-cli", append(append([]string{"--cluster", "create"}, addrs...),
+				"--cluster-replicas", "1", "--cluster-yes")...)
+			require.NoError(t, err, out)
+			waitClusterOK(t, 30*time.Second, procs...)
+			waitReplicasUp(t, 3, addrs[0])
+			seed := clientFor(addrs[0])
+			defer seed.Close()
+			tp := readTopology(t, seed)
+			var pid string
+			for id := range tp.primaries {
+				if pid == "" || id < pid {
+					pid = id
+				}
+			}
+			pc, rc := clientFor(tp.primaries[pid]), clientFor(tp.replicas[pid][0])
+			defer pc.Close()
+			defer rc.Close()
+			rid := myselfLine(t, rc)[0]
+
+			slept := make(chan error, 1)
+			began := time.Now()
+			go func() {
+				c := redis.NewClient(&redis.Options{Addr: tp.primaries[pid], ReadTimeout: 30 * time.Second})
+				defer c.Close()
+				slept <- c.Do(bg, "debug", "sleep", 5).Err()
+			}()
+			eventually(t, 15*time.Second, func() bool { return role(rc) == "master" }, "replica promoted during the sleep")
+			t.Logf("%s: replica promoted %v after DEBUG SLEEP 5 began", kind, time.Since(began).Round(time.Millisecond))
+			require.NoError(t, <-slept)
+			eventually(t, 20*time.Second, func() bool {
+				f := myselfLine(t, pc)
+				return strings.Contains(f[2], "slave") && f[3] == rid && infoMap(pc, "replication")["master_link_status"] == "up"
+			}, "the woken primary follows the new one")
+			waitClusterOK(t, 20*time.Second, procs...)
+		})
+	}
+}
+
+func role(c *redis.Client) string {
+	v, err := c.Do(bg, "role").Slice()
+	if err != nil || len(v) == 0 {
+		return ""
+	}
+	s, _ := v[0].(string)
+	return s
+}
