@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/slots"
 )
@@ -198,3 +199,60 @@ func nodeLine(t *testing.T, c *redis.Client, sub string) string {
 	}
 	return ""
 }
+
+// TestSetSlotOnReplica: a primary's SETSLOT reaches its replica through
+// replication (Valkey 8); a READONLY client reading from the replica is then
+// redirected for a migrating slot as the primary would redirect it.
+func TestSetSlotOnReplica(t *testing.T) {
+	t.Parallel()
+	primary, replica := primaryWithReplica(t)
+	other := startCluster(t)
+	oc := other.Client(t, 2)
+	require.Equal(t, "OK", oc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
+	waitOK(t, primary, replica, other)
+	otherID := oc.ClusterMyID(ctx).Val()
+	replica.Repl.OnSetSlot(replica.Server.Cluster.(*cluster.Cluster).ApplyReplicated)
+
+	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
+	const slot = 77
+	tag := "{" + tagIn(slot) + "}"
+	conn := replica.Client(t, 2).Conn()
+	defer conn.Close()
+	require.NoError(t, conn.ReadOnly(ctx).Err())
+	require.NoError(t, pc.Set(ctx, tag+"here", "v", 0).Err())
+	nodetest.Eventually(t, 5*time.Second, func() bool { return conn.Exists(ctx, tag+"here").Val() == 1 },
+		"key replicated")
+
+	replicate := func(args ...string) {
+		t.Helper()
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		acked := make(chan bool, 1)
+		require.True(t, primary.Repl.ReplicateSetSlot(b, 5*time.Second, func(ok bool) { acked <- ok }))
+		select {
+		case ok := <-acked:
+			require.True(t, ok, "acknowledged")
+		case <-time.After(10 * time.Second):
+			t.Fatal("no acknowledgement")
+		}
+	}
+	replicate(strconv.Itoa(slot), "migrating", otherID)
+	// Acknowledged means applied: no waiting.
+	line := myself(t, rc)
+	assert.True(t, strings.HasSuffix(line, "["+strconv.Itoa(slot)+"->-"+otherID+"]"), line)
+
+	assert.Equal(t, "v", conn.Get(ctx, tag+"here").Val(), "existing keys are served")
+	assert.Equal(t, "ASK "+strconv.Itoa(slot)+" "+other.Addr, errText(conn.Get(ctx, tag+"gone").Err()))
+	assert.Equal(t, "TRYAGAIN Multiple keys request during rehashing of slot",
+		errText(conn.MGet(ctx, tag+"here", tag+"gone").Err()))
+	assert.Equal(t, "MOVED "+strconv.Itoa(slot)+" "+primary.Addr, errText(rc.Get(ctx, tag+"gone").Err()),
+		"without READONLY: the primary")
+
+	replicate(strconv.Itoa(slot), "stable")
+	line = myself(t, rc)
+	assert.NotContains(t, line, "->-", line)
+	assert.Equal(t, redis.Nil, conn.Get(ctx, tag+"gone").Err())
+}
+

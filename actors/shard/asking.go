@@ -15,6 +15,8 @@ package shard
 //   - IMPORTING here, after ASKING (or RESTORE-ASKING): served, except a
 //     multi-key command with a missing key (-TRYAGAIN).
 //   - MIGRATE itself is always served in an open slot.
+//   - A replica's READONLY read of a slot its primary is migrating follows
+//     the MIGRATING rule (the primary's SETSLOTs are replicated).
 
 import (
 	"strconv"
@@ -64,15 +66,23 @@ func (s *Shard) redirect(cmd *Cmd, w *resp.Writer) bool {
 	}
 	asking := cmd.Asking || cmd.Spec.Is("asking")
 	if !mine && !(importing && asking) {
-		if t.Master >= 0 && owner == t.Master && !cmd.Spec.Write() {
-			return false // a replica's READONLY read (the loop checked READONLY)
-		}
-		if owner == slots.NoOwner {
+		// A replica's READONLY read (the loop checked READONLY) is served,
+		// unless the primary is migrating the slot: then the keys decide as
+		// on the primary (Valkey 8: the primary's SETSLOTs reach here).
+		_, primaryMigrating := t.Migrating[slot]
+		replicaRead := t.Master >= 0 && owner == t.Master && !cmd.Spec.Write()
+		switch {
+		case replicaRead && (!primaryMigrating || cmd.Spec.Name == "migrate"):
+			return false
+		case replicaRead:
+			migrating, importing = true, false
+		case owner == slots.NoOwner:
 			w.Error("CLUSTERDOWN Hash slot not served")
 			return true
+		default:
+			w.Error("MOVED " + strconv.Itoa(slot) + " " + t.Nodes[owner].Endpoint())
+			return true
 		}
-		w.Error("MOVED " + strconv.Itoa(slot) + " " + t.Nodes[owner].Endpoint())
-		return true
 	}
 	if !migrating && !importing {
 		return false
