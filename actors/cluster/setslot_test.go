@@ -255,4 +255,3 @@ func TestSetSlotOnReplica(t *testing.T) {
 	assert.NotContains(t, line, "->-", line)
 	assert.Equal(t, redis.Nil, conn.Get(ctx, tag+"gone").Err())
 }
-
