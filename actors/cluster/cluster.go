@@ -300,6 +300,7 @@ type clusterActor struct {
 	replicate        string // last Effects.Replicate logged
 	dbg              *debugState
 	repl             Replication
+	setSlot          setSlotState // a SETSLOT waiting for the replicas (setslot.go)
 	// following is the "ip:port" replication follows ("" as a primary).
 	following string
 }
@@ -574,8 +575,11 @@ func (a *clusterActor) serve(ctx actor.Context, r *request) {
 			w.Error("ERR internal error executing 'cluster'")
 			_ = a.apply(ctx)
 		}
-		r.done()
+		if !a.setSlot.isParked(r) {
+			r.done()
+		}
 	}()
+	a.setSlot.serving(ctx, r)
 	a.exec(w, r.args)
 	if err := a.apply(ctx); err != nil {
 		a.log.Error().Err(err).Msg("can't update cluster config file")

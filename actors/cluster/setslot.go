@@ -3,6 +3,8 @@ package cluster
 import (
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/slotd/slotd/bus"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -26,6 +28,25 @@ var (
 	markTimedOut   = []byte("\x00setslot-timeout")
 	markReplicated = []byte("\x00setslot-replicated")
 )
+
+// setSlotState lets execSetSlot park the request being served until the
+// replicas acknowledged it.
+type setSlotState struct {
+	ctx    actor.Context
+	cur    *request
+	parked *request
+}
+
+// serving notes the request serve is about to execute.
+func (s *setSlotState) serving(ctx actor.Context, r *request) { s.ctx, s.cur, s.parked = ctx, r, nil }
+
+// isParked reports whether execSetSlot kept r for later: serve must not
+// complete it.
+func (s *setSlotState) isParked(r *request) bool {
+	p := s.parked == r
+	s.ctx, s.cur, s.parked = nil, nil, nil
+	return p
+}
 
 // ApplyReplicated applies a CLUSTER SETSLOT streamed by this replica's
 // primary (args are SETSLOT's arguments) and calls done once it is saved
@@ -86,6 +107,23 @@ func (a *clusterActor) execSetSlot(w *resp.Writer, args [][]byte) {
 
 // replicateSetSlot streams a checked SETSLOT to the replicas and parks the
 // request until they answered; false when there is none to wait for.
-// Parking needs serve's cooperation, which is not wired yet: SETSLOT runs
-// on the primary at once, and its replicas learn of it only by gossip.
-func (a *clusterActor) replicateSetSlot(name []byte, cmd bus.SetSlotCmd) bool { return false }
+func (a *clusterActor) replicateSetSlot(name []byte, cmd bus.SetSlotCmd) bool {
+	rep, ok := a.repl.(SetSlotReplicator)
+	r, ctx := a.setSlot.cur, a.setSlot.ctx
+	if !ok || r == nil || ctx == nil {
+		return false
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	args := append([][]byte(nil), cmd.Args...)
+	if !rep.ReplicateSetSlot(args, time.Duration(cmd.Timeout)*time.Millisecond, func(acked bool) {
+		mark := markAcked
+		if !acked {
+			mark = markTimedOut
+		}
+		root.Send(self, &request{args: append([][]byte{mark, name}, args...), w: r.w, done: r.done})
+	}) {
+		return false
+	}
+	a.setSlot.parked = r
+	return true
+}

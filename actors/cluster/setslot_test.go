@@ -1,6 +1,9 @@
 package cluster_test
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/slots"
 )
@@ -201,8 +203,9 @@ func nodeLine(t *testing.T, c *redis.Client, sub string) string {
 }
 
 // TestSetSlotOnReplica: a primary's SETSLOT reaches its replica through
-// replication (Valkey 8); a READONLY client reading from the replica is then
-// redirected for a migrating slot as the primary would redirect it.
+// replication before the primary replies (Valkey 8); a READONLY client
+// reading from the replica is then redirected for a migrating slot as the
+// primary would redirect it.
 func TestSetSlotOnReplica(t *testing.T) {
 	t.Parallel()
 	primary, replica := primaryWithReplica(t)
@@ -211,7 +214,6 @@ func TestSetSlotOnReplica(t *testing.T) {
 	require.Equal(t, "OK", oc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
 	waitOK(t, primary, replica, other)
 	otherID := oc.ClusterMyID(ctx).Val()
-	replica.Repl.OnSetSlot(replica.Server.Cluster.(*cluster.Cluster).ApplyReplicated)
 
 	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
 	const slot = 77
@@ -223,23 +225,12 @@ func TestSetSlotOnReplica(t *testing.T) {
 	nodetest.Eventually(t, 5*time.Second, func() bool { return conn.Exists(ctx, tag+"here").Val() == 1 },
 		"key replicated")
 
-	replicate := func(args ...string) {
+	replicate := func(args ...any) {
 		t.Helper()
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		acked := make(chan bool, 1)
-		require.True(t, primary.Repl.ReplicateSetSlot(b, 5*time.Second, func(ok bool) { acked <- ok }))
-		select {
-		case ok := <-acked:
-			require.True(t, ok, "acknowledged")
-		case <-time.After(10 * time.Second):
-			t.Fatal("no acknowledgement")
-		}
+		require.Equal(t, "OK", pc.Do(ctx, append([]any{"cluster", "setslot"}, args...)...).Val())
 	}
-	replicate(strconv.Itoa(slot), "migrating", otherID)
-	// Acknowledged means applied: no waiting.
+	replicate(slot, "migrating", otherID)
+	// The primary replies once its replica applied it: no waiting.
 	line := myself(t, rc)
 	assert.True(t, strings.HasSuffix(line, "["+strconv.Itoa(slot)+"->-"+otherID+"]"), line)
 
@@ -250,8 +241,42 @@ func TestSetSlotOnReplica(t *testing.T) {
 	assert.Equal(t, "MOVED "+strconv.Itoa(slot)+" "+primary.Addr, errText(rc.Get(ctx, tag+"gone").Err()),
 		"without READONLY: the primary")
 
-	replicate(strconv.Itoa(slot), "stable")
+	replicate(slot, "stable", "timeout", 5000)
 	line = myself(t, rc)
 	assert.NotContains(t, line, "->-", line)
 	assert.Equal(t, redis.Nil, conn.Get(ctx, tag+"gone").Err())
+}
+
+// TestSetSlotNoReplicas: a replica that does not acknowledge in time makes
+// SETSLOT fail with -NOREPLICAS, and the primary does not run it.
+func TestSetSlotNoReplicas(t *testing.T) {
+	t.Parallel()
+	nodes := formCluster(t, 2)
+	a, b := nodes[0], nodes[1]
+	ca := a.Client(t, 2)
+	idB := b.Client(t, 2).ClusterMyID(ctx).Val()
+	// A replica that syncs but never acknowledges.
+	conn, err := net.Dial("tcp", a.Addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for _, cmd := range []string{"*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$5\r\nslotd\r\n",
+		"*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n"} {
+		_, err := conn.Write([]byte(cmd))
+		require.NoError(t, err)
+		_, err = br.ReadString('\n')
+		require.NoError(t, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		info := ca.Info(ctx, "replication").Val()
+		return strings.Contains(info, "connected_slaves:1") && strings.Contains(info, "state=online")
+	}, "fake replica online")
+
+	err = ca.Do(ctx, "cluster", "setslot", 10, "migrating", idB, "timeout", 200).Err()
+	assert.Equal(t, "NOREPLICAS Not enough good replicas to write.", errText(err))
+	assert.NotContains(t, myself(t, ca), "->-", "not run on the primary")
+	// Errors of the command itself come first, without waiting.
+	assert.Equal(t, "ERR I'm not the owner of hash slot 16000",
+		errText(ca.Do(ctx, "cluster", "setslot", 16000, "migrating", idB).Err()))
 }

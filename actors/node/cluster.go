@@ -97,6 +97,15 @@ func (r *clusterRepl) Follow(host string, port int) {
 
 func (r *clusterRepl) Promote() { r.role(r.n.Repl.BecomePrimary) }
 
+// ReplicateSetSlot streams a primary's CLUSTER SETSLOT to its replicas
+// (cluster.SetSlotReplicator).
+func (r *clusterRepl) ReplicateSetSlot(args [][]byte, timeout time.Duration, done func(acked bool)) bool {
+	if r.n.Repl == nil {
+		return false
+	}
+	return r.n.Repl.ReplicateSetSlot(args, timeout, done)
+}
+
 func (r *clusterRepl) Offset() int64 {
 	if r.n.Repl == nil {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/repl"
 )
 
@@ -15,6 +16,9 @@ func startRepl(n *Node) func() {
 	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Server.Shards(), Server: n.Server})
 	n.Repl = m
 	n.Server.Repl = m
+	if c, ok := n.Server.Cluster.(*cluster.Cluster); ok {
+		m.OnSetSlot(c.ApplyReplicated) // a primary's SETSLOT, on its replicas
+	}
 	if n.Server.PublishHook == nil {
 		n.Server.PublishHook = func(ch, msg []byte) { m.Publish(false, ch, msg) }
 	}
