@@ -280,3 +280,37 @@ func TestSetSlotNoReplicas(t *testing.T) {
 	assert.Equal(t, "ERR I'm not the owner of hash slot 16000",
 		errText(ca.Do(ctx, "cluster", "setslot", 16000, "migrating", idB).Err()))
 }
+
+// TestSetSlotSurvivesFailover: the replica of a migration's source had the
+// MIGRATING state replicated; promoted by a manual failover it carries the
+// migration on, redirecting missing keys with ASK to the target.
+func TestSetSlotSurvivesFailover(t *testing.T) {
+	t.Parallel()
+	primary, replica := primaryWithReplica(t)
+	other := startCluster(t)
+	oc := other.Client(t, 2)
+	require.Equal(t, "OK", oc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
+	waitOK(t, primary, replica, other)
+	otherID := oc.ClusterMyID(ctx).Val()
+	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
+	newID := rc.ClusterMyID(ctx).Val()
+
+	const slot = 91
+	s := strconv.Itoa(slot)
+	tag := "{" + tagIn(slot) + "}"
+	require.NoError(t, pc.Set(ctx, tag+"here", "v", 0).Err())
+	require.Equal(t, "OK", pc.Do(ctx, "cluster", "setslot", slot, "migrating", otherID).Val())
+	require.Equal(t, "OK", oc.Do(ctx, "cluster", "setslot", slot, "importing", pc.ClusterMyID(ctx).Val()).Val())
+
+	require.NoError(t, rc.Do(ctx, "cluster", "failover").Err())
+	nodetest.Eventually(t, 20*time.Second, func() bool {
+		return role(rc) == "master" && strings.Contains(pc.ClusterNodes(ctx).Val(), "myself,slave "+newID)
+	}, "replica promoted")
+	assert.True(t, strings.HasSuffix(myself(t, rc), "["+s+"->-"+otherID+"]"), myself(t, rc))
+	assert.Equal(t, "v", rc.Get(ctx, tag+"here").Val())
+	assert.Equal(t, "ASK "+s+" "+other.Addr, errText(rc.Get(ctx, tag+"gone").Err()))
+	// The target re-pairs its import with the new primary (Valkey 8).
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return strings.HasSuffix(myself(t, oc), "["+s+"-<-"+newID+"]")
+	}, "target imports from the new primary: "+myself(t, oc))
+}
