@@ -288,12 +288,10 @@ func (s *State) OpenSlots() (migrating, importing map[int]string) {
 	return migrating, importing
 }
 
-// RepairOpenSlots is the hook for Valkey 8's re-pairing of open slots after
-// a failover: when the primary a slot is migrating to or importing from
-// is replaced by one of its replicas (newPrimary took over from old), the
-// slot is re-pointed to the new primary instead of being left pointing at a
-// node that is now a replica. The failover logic (issue 6) will call it
-// when it switches roles.
+// RepairOpenSlots re-points every slot migrating to or importing from old
+// at newPrimary, which took over from it. The state machine does this by
+// itself from the claims it receives (setslot_repair.go); this is the
+// explicit form, for a caller that learns of the takeover otherwise.
 func (s *State) RepairOpenSlots(old, newPrimary string) {
 	o, n := s.nodes[old], s.nodes[newPrimary]
 	if o == nil || n == nil || o == n {
