@@ -29,7 +29,6 @@ func TestManifestRoundTrip(t *testing.T) {
 
 func TestManifestErrors(t *testing.T) {
 	for _, bad := range []string{
-		"file a seq 1 type b",            // no shard
 		"file a seq 1 type x shard 0",    // unknown type
 		"file a seq x type b shard 0",    // bad seq
 		"file a seq 1 type b shard",      // odd field count
@@ -43,6 +42,15 @@ func TestManifestErrors(t *testing.T) {
 	m, err := parseManifest([]byte("# comment\n\nfile a seq 1 type b shard 0 future x\n"))
 	require.NoError(t, err, "comments, blank lines and unknown keys are accepted")
 	assert.Len(t, m.Files, 1)
+
+	// redis-server 7's manifest: no shard, history lines.
+	m, err = parseManifest([]byte("file appendonly.aof.1.base.rdb seq 1 type b\n" +
+		"file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n"))
+	require.NoError(t, err)
+	assert.Equal(t, -1, m.shardCount())
+	assert.Equal(t, []int{-1}, m.groups())
+	assert.Equal(t, "appendonly.aof.1.base.rdb", m.base(-1))
+	assert.Len(t, m.incrs(-1), 1)
 }
 
 func TestParseCommand(t *testing.T) {

@@ -42,13 +42,14 @@ func (m *Manager) load() (found bool, err error) {
 	expire := m.g.NoActiveExpire.Swap(true) // no expiry by the clock while replaying
 	defer m.g.NoActiveExpire.Store(expire)
 	start := time.Now()
-	shards := man.shardCount()
+	groups := man.groups()
 
-	errs := make([]error, shards)
+	errs := make([]error, len(groups))
+	counts := make([]int, len(groups))
 	var wg sync.WaitGroup
 	var baseSize int64
 	var mu sync.Mutex
-	for i := 0; i < shards; i++ {
+	for gi, i := range groups {
 		name := man.base(i)
 		if name == "" {
 			continue
@@ -57,12 +58,16 @@ func (m *Manager) load() (found bool, err error) {
 		go func() {
 			defer wg.Done()
 			path := filepath.Join(m.Dir(), name)
-			b, err := os.ReadFile(path)
-			if err == nil {
+			var b []byte
+			var err error
+			if strings.HasSuffix(name, ".aof") {
+				// A RESP base (redis-server with aof-use-rdb-preamble no).
+				counts[gi], err = m.replayFile(path, false)
+			} else if b, err = os.ReadFile(path); err == nil {
 				_, _, err = m.p.LoadRDB(b)
 			}
 			if err != nil {
-				errs[i] = fmt.Errorf("loading the AOF base %s: %w", path, err)
+				errs[gi] = fmt.Errorf("loading the AOF base %s: %w", path, err)
 			}
 			mu.Lock()
 			baseSize += int64(len(b))
@@ -73,8 +78,7 @@ func (m *Manager) load() (found bool, err error) {
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
-	counts := make([]int, shards)
-	for i := 0; i < shards; i++ {
+	for gi, i := range groups {
 		incrs := man.incrs(i)
 		if len(incrs) == 0 {
 			continue
@@ -84,9 +88,9 @@ func (m *Manager) load() (found bool, err error) {
 			defer wg.Done()
 			for j, e := range incrs {
 				n, err := m.replayFile(filepath.Join(m.Dir(), e.Name), j == len(incrs)-1)
-				counts[i] += n
+				counts[gi] += n
 				if err != nil {
-					errs[i] = err
+					errs[gi] = err
 					return
 				}
 			}
@@ -103,8 +107,8 @@ func (m *Manager) load() (found bool, err error) {
 	m.man = man
 	m.baseSize.Store(baseSize)
 	m.p.ResetDirty()
-	m.log.Info().Msgf("DB loaded from append only file: %.3f seconds (%d commands replayed, %d shard files)",
-		time.Since(start).Seconds(), total, shards)
+	m.log.Info().Msgf("DB loaded from append only file: %.3f seconds (%d commands replayed, %d file groups)",
+		time.Since(start).Seconds(), total, len(groups))
 	return true, nil
 }
 
@@ -146,6 +150,26 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 				r.add(rc)
 			}
 			tx, txStart = tx[:0], -1
+		case strings.EqualFold(string(args[0]), "select"):
+			// redis-server's files select DB 0; a cluster node has no other.
+			if len(args) != 2 || string(args[1]) != "0" {
+				return count, fmt.Errorf("the append only file %s selects a DB other than 0 at offset %d: "+
+					"a cluster node has only DB 0", path, pos)
+			}
+		case strings.EqualFold(string(args[0]), "flushall") || strings.EqualFold(string(args[0]), "flushdb"):
+			// In redis-server's files: every slot goes.
+			for i := 0; i < m.g.N(); i++ {
+				var all []int
+				for s := i; s < slots.NumSlots; s += m.g.N() {
+					all = append(all, s)
+				}
+				rc := shard.Replicated{Flush: all, Slot: -1}
+				if txStart >= 0 {
+					tx = append(tx, rc)
+				} else {
+					r.addTo(i, rc)
+				}
+			}
 		case string(args[0]) == shard.FlushSlots:
 			for _, a := range args[1:] {
 				if s, ok := atoiSlot(a); ok {
@@ -169,7 +193,15 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 				m.log.Warn().Str("command", spec.Name).Msgf("keyless command in %s at offset %d skipped", path, pos)
 				break
 			}
-			rc := shard.Replicated{Spec: spec, Payload: payload, Slot: slots.HashSlot(args[idx[0]])}
+			slot := slots.HashSlot(args[idx[0]])
+			for _, k := range idx[1:] {
+				if k < len(args) && slots.HashSlot(args[k]) != slot {
+					return count, fmt.Errorf("the append only file %s has a command whose keys are in different "+
+						"hash slots at offset %d ('%s'): load such a dataset from an RDB file instead",
+						path, pos, trunc(string(args[0]), 64))
+				}
+			}
+			rc := shard.Replicated{Spec: spec, Payload: payload, Slot: slot}
 			if txStart >= 0 {
 				tx = append(tx, rc)
 			} else {
@@ -212,6 +244,10 @@ type replayer struct {
 }
 
 func (r *replayer) add(rc shard.Replicated) {
+	if rc.Slot < 0 && len(rc.Flush) > 1 && r.ownsAll(rc.Flush) {
+		r.addTo(r.m.g.Of(rc.Flush[0]), rc)
+		return
+	}
 	if rc.Slot < 0 {
 		for _, s := range rc.Flush {
 			r.addTo(r.m.g.Of(s), shard.Replicated{Flush: []int{s}, Slot: -1})
@@ -219,6 +255,16 @@ func (r *replayer) add(rc shard.Replicated) {
 		return
 	}
 	r.addTo(r.m.g.Of(rc.Slot), rc)
+}
+
+// ownsAll reports whether one shard owns every slot of list.
+func (r *replayer) ownsAll(list []int) bool {
+	for _, s := range list {
+		if r.m.g.Of(s) != r.m.g.Of(list[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *replayer) addTo(i int, rc shard.Replicated) {

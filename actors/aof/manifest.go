@@ -3,6 +3,7 @@ package aof
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,10 @@ import (
 // its incr files (type i: RESP commands, applied after the base in seq
 // order). Lines starting with # are comments. Unknown keys are ignored so
 // later versions can add fields.
+//
+// A manifest written by redis-server 7 (no shard field, type h history
+// lines) is read too: its files hold the whole dataset, which is loaded
+// by slot into the shards and then rewritten in this layout.
 
 // fileEntry is one manifest line.
 type fileEntry struct {
@@ -57,7 +62,7 @@ func parseManifest(b []byte) (manifest, error) {
 				}
 				e.Seq = x
 			case "type":
-				if v != "b" && v != "i" {
+				if v != "b" && v != "i" && v != "h" {
 					return m, fmt.Errorf("unknown AOF file type %q at line %d of the AOF manifest", v, n+1)
 				}
 				e.Type = v[0]
@@ -69,10 +74,12 @@ func parseManifest(b []byte) (manifest, error) {
 				e.Shard = x
 			}
 		}
-		if e.Name == "" || e.Seq < 0 || e.Type == 0 || e.Shard < 0 || strings.ContainsAny(e.Name, "/\\") {
+		if e.Name == "" || e.Seq < 0 || e.Type == 0 || strings.ContainsAny(e.Name, "/\\") {
 			return m, fmt.Errorf("incomplete or invalid entry at line %d of the AOF manifest", n+1)
 		}
-		m.Files = append(m.Files, e)
+		if e.Type != 'h' { // history files are Redis's leftovers
+			m.Files = append(m.Files, e)
+		}
 	}
 	for i, e := range m.Files {
 		for _, o := range m.Files[:i] {
@@ -105,13 +112,28 @@ func (m manifest) gen() int64 {
 	return g
 }
 
-// shardCount is one more than the highest shard listed (0 when empty).
+// shardCount is one more than the highest shard listed (0 when empty),
+// or -1 for a manifest of redis-server's (files without a shard).
 func (m manifest) shardCount() int {
 	n := 0
 	for _, e := range m.Files {
+		if e.Shard < 0 {
+			return -1
+		}
 		n = max(n, e.Shard+1)
 	}
 	return n
+}
+
+// groups lists the shard numbers the files belong to (-1: redis-server's).
+func (m manifest) groups() []int {
+	var out []int
+	for _, e := range m.Files {
+		if !slices.Contains(out, e.Shard) {
+			out = append(out, e.Shard)
+		}
+	}
+	return out
 }
 
 // base returns shard i's base file name ("" for none).
