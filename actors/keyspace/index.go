@@ -16,8 +16,9 @@ import (
 //
 // An Index is not safe for concurrent use; the zero value is ready to use.
 type Index struct {
-	cells []cell // power-of-two length; nil until the first insert
-	count int
+	cells   []cell // power-of-two length; nil until the first insert
+	count   int
+	expires int // keys with a TTL, over all keyspaces using the index
 }
 
 type cell struct {
@@ -36,6 +37,15 @@ func (ix *Index) NewKeyspace() *Keyspace { return &Keyspace{idx: ix} }
 
 // Len is the number of keys of all keyspaces using ix.
 func (ix *Index) Len() int { return ix.count }
+
+// Expires is the number of keys with a TTL of all keyspaces using ix, so an
+// active expiry cycle can skip a shard without any.
+func (ix *Index) Expires() int {
+	if ix == nil {
+		return 0
+	}
+	return ix.expires
+}
 
 // Lookup returns ks's entry for key, or nil (also for a nil ks or ix). Unlike
 // ks.Get it does not read the Keyspace itself, only compares its address,
@@ -138,6 +148,7 @@ func (ix *Index) resize(n int) {
 func (ix *Index) reset() {
 	ix.cells = nil
 	ix.count = 0
+	ix.expires = 0
 }
 
 // prefetchMax is how many keys one Prefetch call handles.

@@ -122,6 +122,7 @@ func (ks *Keyspace) remove(e *Entry) {
 	ks.all = cut(ks.all, int(e.pos), func(m *Entry, p int) { m.pos = int32(p) })
 	if e.flags&flagExpires != 0 {
 		ks.exp = cut(ks.exp, int(e.epos), func(m *Entry, p int) { m.epos = int32(p) })
+		ks.idx.expires--
 	}
 	e.flags = 0
 }
@@ -157,9 +158,11 @@ func (ks *Keyspace) SetExpire(e *Entry, ms int64) {
 		e.flags |= flagExpires
 		e.epos = int32(len(ks.exp))
 		ks.exp = append(ks.exp, e)
+		ks.idx.expires++
 	case ms == 0 && indexed:
 		e.flags &^= flagExpires
 		ks.exp = cut(ks.exp, int(e.epos), func(m *Entry, p int) { m.epos = int32(p) })
+		ks.idx.expires--
 	}
 }
 
@@ -228,16 +231,19 @@ func randIntN(r *rand.Rand, n int) int {
 // as absent to DeleteEntry, SetExpire and any ForEach in progress). It is
 // O(1) when the keyspace has its index to itself, else O(Len()).
 func (ks *Keyspace) Clear() {
-	if ks.idx != nil && ks.idx.count == len(ks.all) {
+	switch {
+	case ks.idx == nil:
+	case ks.idx.count == len(ks.all):
 		ks.idx.reset() // every indexed key is one of ours
 		for _, e := range ks.all {
 			e.flags = 0
 		}
-	} else {
+	default:
 		for _, e := range ks.all {
 			ks.idx.remove(e)
 			e.flags = 0
 		}
+		ks.idx.expires -= len(ks.exp)
 	}
 	ks.all = nil
 	ks.exp = nil

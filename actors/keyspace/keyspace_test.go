@@ -38,6 +38,9 @@ func checkInvariants(t *testing.T, ks *Keyspace) {
 	require.Equal(t, withTTL, ks.ExpiresLen())
 	if ks.idx != nil {
 		checkIndex(t, ks.idx)
+		if ks.idx.count == len(ks.all) { // the index is ks's alone
+			require.Equal(t, len(ks.exp), ks.idx.Expires())
+		}
 	}
 }
 
@@ -244,11 +247,18 @@ func TestSharedIndex(t *testing.T) {
 		b.Add(key(i))
 	}
 	require.Equal(t, 2002, ix.Len())
+	a.SetExpire(a.Get(key(1)), 5)
+	a.SetExpire(a.Get(key(2)), 5)
+	b.SetExpire(b.Get(key(1)), 5)
+	require.Equal(t, 3, ix.Expires())
 	a.Clear() // b still uses the index: a's keys leave it one by one
 	require.Equal(t, 1001, ix.Len())
 	require.Nil(t, ix.Lookup(a, []byte("k")))
 	require.Same(t, eb, ix.Lookup(b, []byte("k")))
+	require.Equal(t, 1, ix.Expires())
 	checkInvariants(t, b)
+	b.Delete(key(1))
+	require.Zero(t, ix.Expires())
 	b.Clear()
 	require.Zero(t, ix.Len())
 	require.Nil(t, ix.Lookup(b, []byte("k")))

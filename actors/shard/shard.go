@@ -345,6 +345,9 @@ func (s *Shard) activeExpire(now int64) {
 	if s.replica || s.group.NoActiveExpire.Load() {
 		return // a replica's keys expire when its primary says so
 	}
+	if s.index.Expires() == 0 {
+		return // nothing to expire: don't walk thousands of slots
+	}
 	const budget = 2 * time.Millisecond
 	start := time.Now()
 	visited := 0
