@@ -415,15 +415,16 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	}
 	if want["clients"] {
 		t.section("Clients")
-		maxIn := int64(0)
+		maxIn, maxOut := int64(0), int64(0)
 		for _, cl := range s.clientsSnapshot() {
 			maxIn = max(maxIn, cl.qbufLen.Load())
+			maxOut = max(maxOut, cl.outputMemory())
 		}
 		t.int("connected_clients", s.stats.clients.Load())
 		t.int("cluster_connections", 0)
 		t.int("maxclients", s.maxClients.Load())
 		t.int("client_recent_max_input_buffer", maxIn)
-		t.int("client_recent_max_output_buffer", 0)
+		t.int("client_recent_max_output_buffer", maxOut)
 		t.int("blocked_clients", s.shards.BlockedClients())
 		t.int("tracking_clients", s.trackingClients())
 		t.int("clients_in_timeout_table", 0)

@@ -40,7 +40,7 @@ func TestPubSubNeverReadingSubscriberBounded(t *testing.T) {
 	base := infoInt(t, pub.Info(ctx, "memory").Val(), "used_memory")
 	msg := strings.Repeat("x", 64<<10)
 	const total = 200 << 20
-	sent, peak := 0, int64(0)
+	sent, peak, omem, recentMax := 0, int64(0), int64(0), int64(0)
 	gone := false
 	for sent < total && !gone {
 		p := pub.Pipeline()
@@ -51,8 +51,21 @@ func TestPubSubNeverReadingSubscriberBounded(t *testing.T) {
 		require.NoError(t, err)
 		sent += 16 * len(msg)
 		peak = max(peak, infoInt(t, pub.Info(ctx, "memory").Val(), "used_memory"))
+		recentMax = max(recentMax, infoInt(t, pub.Info(ctx, "clients").Val(), "client_recent_max_output_buffer"))
+		for _, line := range strings.Split(pub.ClientList(ctx).Val(), "\n") {
+			if strings.Contains(line, " sub=1 ") {
+				_, v, _ := strings.Cut(line, " omem=")
+				v, _, _ = strings.Cut(v, " ")
+				n, err := strconv.ParseInt(v, 10, 64)
+				require.NoError(t, err)
+				omem = max(omem, n)
+			}
+		}
 		gone = pub.PubSubNumSub(ctx, "c").Val()["c"] == 0
 	}
+	// While it lagged, CLIENT LIST and INFO showed what it held.
+	require.Positive(t, omem)
+	require.Positive(t, recentMax)
 	t.Logf("sent %d MB, heap %d MB before, peak %d MB", sent>>20, base>>20, peak>>20)
 	require.True(t, gone, "subscriber still subscribed after %d MB", sent>>20)
 	require.NotContains(t, pub.ClientList(ctx).Val(), "sub=1")
