@@ -554,7 +554,7 @@ func (s *State) endpoint(n *Node) (ep string, null bool) {
 // the node's preferred endpoint (what MOVED and ASK name); Hostname is the
 // announced hostname.
 func (s *State) Table() *slots.Table {
-	t := slots.NewTable()
+	t := &slots.Table{Master: -1} // every Owner entry is set below
 	t.Cluster = true
 	t.OK = s.ok
 	t.AllowReadsWhenDown = s.opts.AllowReadsWhenDown
@@ -566,10 +566,18 @@ func (s *State) Table() *slots.Table {
 		t.Nodes[i] = slots.Node{ID: n.ID, IP: ep, Port: n.Port, Hostname: n.Hostname}
 	}
 	t.Self = idx[s.myself]
+	// One pass, one index lookup per run of slots (every SETSLOT of a
+	// reshard publishes a table).
+	var last *Node
+	li := int16(slots.NoOwner)
 	for slot, n := range s.owner {
-		if n != nil {
-			t.Owner[slot] = int16(idx[n])
+		if n != last {
+			last, li = n, slots.NoOwner
+			if n != nil {
+				li = int16(idx[n])
+			}
 		}
+		t.Owner[slot] = li
 	}
 	if m := s.master(s.myself); m != nil {
 		t.Master = idx[m]
