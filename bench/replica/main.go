@@ -152,7 +152,8 @@ type cell struct {
 
 type results struct {
 	rates   map[cell]map[string][]float64 // scenario -> rates of valid runs
-	ratios  map[cell]map[string][]float64 // "B1/A", "B2/A" -> per-round ratios
+	cpu     map[cell]map[string][]float64 // scenario -> primary CPU µs per SET
+	ratios  map[cell]map[string][]float64 // "B1/A", "cpu B1", ... -> per-round ratios
 	invalid map[cell]int
 	order   []cell
 }
@@ -178,7 +179,7 @@ func run(o *options) error {
 	fmt.Printf("n=%d rounds=%d clients=%d pipelines=%v tools=%v cpus=%d primary-cpus=%q load-cpus=%q replica-cpus=%q\n",
 		o.n, o.rounds, o.clients, o.pipelines, o.tools, runtime.NumCPU(), o.primaryCPU, o.loadCPU, o.replicaCPU)
 	res := &results{rates: map[cell]map[string][]float64{}, ratios: map[cell]map[string][]float64{},
-		invalid: map[cell]int{}}
+		cpu: map[cell]map[string][]float64{}, invalid: map[cell]int{}}
 	shown := map[string]bool{}
 	for r := 0; r < o.rounds; r++ {
 		kinds, scen := o.kinds, o.scenarios
@@ -191,16 +192,17 @@ func run(o *options) error {
 					c := cell{k, tool, p}
 					if res.rates[c] == nil {
 						res.rates[c], res.ratios[c] = map[string][]float64{}, map[string][]float64{}
+						res.cpu[c] = map[string][]float64{}
 						res.order = append(res.order, c)
 					}
-					got := map[string]float64{}
+					got := map[string]measured{}
 					for _, s := range scen {
 						o.cpuProfile = ""
 						if o.profileDir != "" && k == "slotd" {
 							o.cpuProfile, _ = filepath.Abs(filepath.Join(o.profileDir,
 								fmt.Sprintf("%s-%s-P%d-r%d.prof", s, tool, p, r+1)))
 						}
-						rps, lines, err := once(o, tmp, k, s, tool, p)
+						m, lines, err := once(o, tmp, k, s, tool, p)
 						for _, l := range lines {
 							if !shown[l] {
 								shown[l] = true
@@ -216,13 +218,18 @@ func run(o *options) error {
 						if err != nil {
 							return fmt.Errorf("%s %s P%d %s: %w", k, tool, p, s, err)
 						}
-						got[s] = rps
-						res.rates[c][s] = append(res.rates[c][s], rps)
-						fmt.Printf("round %d %-5s %-15s P%-2d %-2s %10.0f rps\n", r+1, k, tool, p, s, rps)
+						got[s] = m
+						res.rates[c][s] = append(res.rates[c][s], m.rps)
+						res.cpu[c][s] = append(res.cpu[c][s], m.cpuUS)
+						fmt.Printf("round %d %-5s %-15s P%-2d %-2s %10.0f rps %6.2f µs/SET\n", r+1, k, tool, p, s, m.rps, m.cpuUS)
 					}
 					for _, b := range []string{"B1", "B2"} {
-						if got["A"] > 0 && got[b] > 0 {
-							res.ratios[c][b+"/A"] = append(res.ratios[c][b+"/A"], got[b]/got["A"])
+						a, bm := got["A"], got[b]
+						if a.rps > 0 && bm.rps > 0 {
+							res.ratios[c][b+"/A"] = append(res.ratios[c][b+"/A"], bm.rps/a.rps)
+						}
+						if a.cpuUS > 0 && bm.cpuUS > 0 {
+							res.ratios[c]["cpu "+b] = append(res.ratios[c]["cpu "+b], a.cpuUS/bm.cpuUS)
 						}
 					}
 				}
@@ -230,15 +237,25 @@ func run(o *options) error {
 		}
 	}
 	fmt.Println()
-	fmt.Println("| server | tool | P | A rps | B1 rps | B2 rps | B1/A | B2/A | invalid runs |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| server | tool | P | A rps | B1 rps | B2 rps | B1/A | B2/A | " +
+		"A µs/SET | B1 µs/SET | B2 µs/SET | cpu A/B1 | cpu A/B2 | invalid runs |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, c := range res.order {
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s | %d |\n", c.kind, c.tool, c.pipeline,
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
+			c.kind, c.tool, c.pipeline,
 			rate(res.rates[c]["A"]), rate(res.rates[c]["B1"]), rate(res.rates[c]["B2"]),
-			ratio(res.ratios[c]["B1/A"]), ratio(res.ratios[c]["B2/A"]), res.invalid[c])
+			ratio(res.ratios[c]["B1/A"]), ratio(res.ratios[c]["B2/A"]),
+			ratio(res.cpu[c]["A"]), ratio(res.cpu[c]["B1"]), ratio(res.cpu[c]["B2"]),
+			ratio(res.ratios[c]["cpu B1"]), ratio(res.ratios[c]["cpu B2"]), res.invalid[c])
 	}
+	fmt.Println("\nrps: the load generator's SET rate; µs/SET: primary CPU (user+sys) per SET during the run;" +
+		"\ncpu A/B: median per-round ratio of µs/SET, the rate ratio a CPU-bound primary would reach.")
 	return nil
 }
+
+// measured is one valid run: the load generator's SET rate and the
+// primary's CPU time per SET (user+system, all threads, 10 ms ticks).
+type measured struct{ rps, cpuUS float64 }
 
 // invalidRun is a B run whose replication check failed.
 type invalidRun struct{ why string }
@@ -247,20 +264,20 @@ func (e *invalidRun) Error() string { return e.why }
 
 // once runs one scenario on a fresh primary and returns its SET rate and
 // the command lines it used.
-func once(o *options, tmp, kind, scenario, tool string, pipeline int) (float64, []string, error) {
+func once(o *options, tmp, kind, scenario, tool string, pipeline int) (run measured, lines []string, err error) {
 	prim, err := launch(o, kind, tmp, o.primaryCPU)
 	if err != nil {
-		return 0, nil, err
+		return run, nil, err
 	}
 	defer prim.stop()
-	lines := []string{kind + " primary: " + strings.Join(quoted(prim.argv), " ")}
+	lines = []string{kind + " primary: " + strings.Join(quoted(prim.argv), " ")}
 	var rep *proc
 	var fake *fakeReplica
 	switch scenario {
 	case "B1":
 		rep, err = launch(o, kind, tmp, o.replicaCPU, "--replicaof", "127.0.0.1", strconv.Itoa(prim.port))
 		if err != nil {
-			return 0, lines, err
+			return run, lines, err
 		}
 		defer rep.stop()
 		lines = append(lines, kind+" replica: "+strings.Join(quoted(rep.argv), " "))
@@ -269,15 +286,15 @@ func once(o *options, tmp, kind, scenario, tool string, pipeline int) (float64, 
 			return err == nil && m["master_link_status"] == "up" && m["master_sync_in_progress"] == "0", nil
 		})
 		if err != nil {
-			return 0, lines, fmt.Errorf("replica did not sync: %w\n%s", err, rep.tail())
+			return run, lines, fmt.Errorf("replica did not sync: %w\n%s", err, rep.tail())
 		}
 	case "B2":
 		if fake, err = dialFake(kind, prim.addr()); err != nil {
-			return 0, lines, err
+			return run, lines, err
 		}
 		defer fake.close()
 		if err := fake.waitSynced(60 * time.Second); err != nil {
-			return 0, lines, err
+			return run, lines, err
 		}
 	}
 	if scenario != "A" {
@@ -286,29 +303,38 @@ func once(o *options, tmp, kind, scenario, tool string, pipeline int) (float64, 
 			return err == nil && replicaField(m, "state") == "online", nil
 		})
 		if err != nil {
-			return 0, lines, fmt.Errorf("primary does not report its replica online: %w", err)
+			return run, lines, fmt.Errorf("primary does not report its replica online: %w", err)
 		}
 	}
 	before, err := prim.info("stats")
 	if err != nil {
-		return 0, lines, err
+		return run, lines, err
 	}
 	jsonOut := filepath.Join(tmp, "memtier.json")
 	argv := loadArgv(o, tool, prim.port, pipeline, jsonOut)
 	lines = append(lines, "load: "+strings.Join(quoted(argv), " "))
-	rps, err := runLoad(argv, tool, jsonOut)
+	cpu0, err := prim.cpu()
 	if err != nil {
-		return 0, lines, err
+		return run, lines, err
 	}
+	run.rps, err = runLoad(argv, tool, jsonOut)
+	if err != nil {
+		return run, lines, err
+	}
+	cpu1, err := prim.cpu()
+	if err != nil {
+		return run, lines, err
+	}
+	run.cpuUS = float64((cpu1 - cpu0).Microseconds()) / float64(o.n)
 	if !prim.alive() {
-		return 0, lines, fmt.Errorf("primary exited\n%s", prim.tail())
+		return run, lines, fmt.Errorf("primary exited\n%s", prim.tail())
 	}
 	if scenario != "A" {
 		if why := verify(prim, rep, fake, before); why != "" {
-			return 0, lines, &invalidRun{why}
+			return run, lines, &invalidRun{why}
 		}
 	}
-	return rps, lines, nil
+	return run, lines, nil
 }
 
 // verify checks that the replica followed the whole run on the link it

@@ -113,6 +113,28 @@ func (p *proc) alive() bool {
 	}
 }
 
+// cpu returns the process's user+system CPU time so far, from
+// /proc/<pid>/stat (fields 14 and 15, in USER_HZ = 100 ticks per second).
+func (p *proc) cpu() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	rest := s[strings.LastIndexByte(s, ')')+1:] // the name may hold spaces
+	var ticks int64
+	for i, f := range strings.Fields(rest) {
+		if i == 11 || i == 12 {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			ticks += v
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
 func (p *proc) tail() string {
 	b, _ := os.ReadFile(p.log)
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
