@@ -7,7 +7,9 @@
 // redis-benchmark. Runs alternate between the servers (A,B then B,A, ...);
 // a run counts only when every subscriber received every message. The table
 // shows the median publish rate per server and the median of the per-round
-// slotd/redis ratios.
+// slotd/redis ratios, and the servers' CPU time per run (user+system from
+// /proc, from the first PUBLISH until every subscriber has everything): on
+// a busy machine the CPU ratio is steadier than the rate ratio.
 //
 // Usage (from the module root):
 //
@@ -143,39 +145,62 @@ func readFull(c net.Conn, b []byte) (int, error) {
 	return n, nil
 }
 
-// once runs one measured PUBLISH run and returns publishes per second.
-func once(s *server, n, clients, pipeline, subs int) (float64, error) {
+// cpuTime is the process's user+system CPU time so far (0 when /proc is
+// not readable).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): utime and
+	// stime are the 12th and 13th.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// once runs one measured PUBLISH run and returns publishes per second and
+// the server's CPU time for it.
+func once(s *server, n, clients, pipeline, subs int) (float64, time.Duration, error) {
 	got, closeSubs, err := subscribers(s.addr(), subs)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer closeSubs()
+	cpu0 := cpuTime(s.cmd.Process.Pid)
 	const payload = "0123456789abcdef"
 	msgLen := int64(len("*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$16\r\n" + payload + "\r\n"))
 	out, err := exec.Command("redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port),
 		"-n", strconv.Itoa(n), "-c", strconv.Itoa(clients), "-P", strconv.Itoa(pipeline), "--csv",
 		"publish", "ch", payload).CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("redis-benchmark: %v\n%s", err, out)
+		return 0, 0, fmt.Errorf("redis-benchmark: %v\n%s", err, out)
 	}
 	want := int64(n) * int64(subs) * msgLen
 	deadline := time.Now().Add(60 * time.Second)
 	for got.Load() < want {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s: subscribers got %d of %d bytes", s.name, got.Load(), want)
+			return 0, 0, fmt.Errorf("%s: subscribers got %d of %d bytes", s.name, got.Load(), want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	cpu := cpuTime(s.cmd.Process.Pid) - cpu0
 	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
 	if err != nil {
-		return 0, fmt.Errorf("csv: %v\n%s", err, out)
+		return 0, 0, fmt.Errorf("csv: %v\n%s", err, out)
 	}
 	for _, r := range rows {
 		if len(r) > 1 && strings.HasPrefix(strings.ToLower(r[0]), "publish") {
-			return strconv.ParseFloat(r[1], 64)
+			v, err := strconv.ParseFloat(r[1], 64)
+			return v, cpu, err
 		}
 	}
-	return 0, fmt.Errorf("no publish row:\n%s", out)
+	return 0, 0, fmt.Errorf("no publish row:\n%s", out)
 }
 
 func median(v []float64) float64 {
@@ -221,28 +246,35 @@ func run(n, rounds, clients, pipeline int, subsFlag, slotdBin string) error {
 	defer redis.stop()
 
 	fmt.Printf("n=%d rounds=%d clients=%d pipeline=%d\n", n, rounds, clients, pipeline)
-	fmt.Println("| subscribers | slotd publish/s | redis publish/s | ratio slotd/redis |")
-	fmt.Println("|---:|---:|---:|---:|")
+	fmt.Println("| subscribers | slotd publish/s | redis publish/s | ratio slotd/redis | slotd CPU ms | redis CPU ms | CPU ratio slotd/redis |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|")
 	for _, k := range subCounts {
 		rates := map[string][]float64{}
-		var ratios []float64
+		cpus := map[string][]float64{}
+		var ratios, cpuRatios []float64
 		for r := 0; r < rounds; r++ {
 			order := []*server{slotd, redis}
 			if r%2 == 1 {
 				order = []*server{redis, slotd}
 			}
-			got := map[string]float64{}
+			got, gotCPU := map[string]float64{}, map[string]float64{}
 			for _, s := range order {
-				v, err := once(s, n, clients, pipeline, k)
+				v, cpu, err := once(s, n, clients, pipeline, k)
 				if err != nil {
 					return err
 				}
-				got[s.name] = v
+				ms := float64(cpu) / float64(time.Millisecond)
+				got[s.name], gotCPU[s.name] = v, ms
 				rates[s.name] = append(rates[s.name], v)
+				cpus[s.name] = append(cpus[s.name], ms)
 			}
 			ratios = append(ratios, got["slotd"]/got["redis"])
+			if gotCPU["redis"] > 0 {
+				cpuRatios = append(cpuRatios, gotCPU["slotd"]/gotCPU["redis"])
+			}
 		}
-		fmt.Printf("| %d | %.0f | %.0f | %.2f |\n", k, median(rates["slotd"]), median(rates["redis"]), median(ratios))
+		fmt.Printf("| %d | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |\n", k, median(rates["slotd"]), median(rates["redis"]),
+			median(ratios), median(cpus["slotd"]), median(cpus["redis"]), median(cpuRatios))
 	}
 	return nil
 }
