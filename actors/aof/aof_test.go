@@ -278,7 +278,9 @@ func TestReplicaLogsFullSyncAndStream(t *testing.T) {
 		"full sync done")
 	require.NoError(t, pc.Incr(ctx, "after").Err())
 	require.NoError(t, pc.RPush(ctx, "list", "c").Err())
-	nodetest.Eventually(t, 10*time.Second, func() bool { return rc.Get(ctx, "after").Val() == "1" }, "stream applied")
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return rc.Get(ctx, "after").Val() == "1" && rc.LLen(ctx, "list").Val() == 3
+	}, "stream applied")
 
 	r2 := restart(t, r, "appendonly", "yes")
 	c2 := r2.Client(t)
