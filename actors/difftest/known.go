@@ -41,17 +41,6 @@ func knownEndsChunk(c Cmd) bool {
 
 var knownReplyDiffs = []knownDiff{
 	{
-		name: "blocking-timeout-overflow",
-		why: "Redis 7.0 converts a blocking timeout to long long milliseconds without a range check, so " +
-			"values past int64 (1e400, inf) come out negative and it answers 'timeout is negative'; slotd's " +
-			"parseTimeout (actors/shard/list_blocking.go) answers 'timeout is not a float or out of range' " +
-			"or 'timeout is out of range'",
-		match: func(c Cmd, a, b *Reply) bool {
-			return b.Raw == "-ERR timeout is negative\r\n" &&
-				(a.Raw == "-ERR timeout is not a float or out of range\r\n" || a.Raw == "-ERR timeout is out of range\r\n")
-		},
-	},
-	{
 		name: "lua-tonumber-exponent",
 		why: "gopher-lua's tonumber returns nil for exponent notation ('1e3') where Lua 5.1 returns the " +
 			"number",

@@ -140,3 +140,36 @@ func TestBlockingTinyTimeoutTimesOut(t *testing.T) {
 	err := c.Do(context.Background(), "BLPOP", "bq:tiny", "1e-400").Err()
 	require.ErrorIs(t, err, redis.Nil)
 }
+
+// TestBlockingTimeoutParsingLikeRedis: timeouts are read as Redis 7.0
+// reads them (long double, ceil to ms, no range check), checked side by
+// side with redis-server: the same error or the same immediate time-out;
+// a timeout that blocks there blocks here too, shown by serving it.
+func TestBlockingTimeoutParsingLikeRedis(t *testing.T) {
+	n := nodetest.Start(t)
+	ref := redis.NewClient(&redis.Options{Addr: nodetest.StartRedis(t)})
+	t.Cleanup(func() { _ = ref.Close() })
+	ctx := context.Background()
+	c := n.Client(t, 2)
+	errText := func(err error) string {
+		if err == nil {
+			return "<nil>"
+		}
+		return err.Error()
+	}
+	for _, tm := range []string{"1e400", "inf", "-inf", "+Infinity", "-1e400", "1e5000", "1e-5000", "nan",
+		"9223372036854775.808", "1e18", "-1", "abc", " 1", "1e-400", "0.0001", "0x0.0001p-4"} {
+		want := errText(ref.Do(ctx, "BLPOP", "bq:none", tm).Err())
+		require.Equal(t, want, errText(c.Do(ctx, "BLPOP", "bq:none", tm).Err()), "timeout %q", tm)
+	}
+	for _, tm := range []string{"-0.0001", "0x10", "9223372036854775.807", "9.2e15", "-0"} {
+		other := n.Client(t, 2)
+		done := make(chan error, 1)
+		go func() { done <- c.Do(ctx, "BLPOP", "bq:later", tm).Err() }()
+		nodetest.Eventually(t, 5*time.Second, func() bool {
+			return infoField(t, other, "clients", "blocked_clients") == "1"
+		}, "BLPOP with timeout "+tm+" did not block")
+		require.NoError(t, other.RPush(ctx, "bq:later", "x").Err())
+		require.NoError(t, <-done, "timeout %q", tm)
+	}
+}

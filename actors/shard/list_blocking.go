@@ -2,7 +2,7 @@ package shard
 
 import (
 	"math"
-	"strconv"
+	"math/big"
 	"time"
 
 	"github.com/slotd/slotd/netio/command"
@@ -37,43 +37,37 @@ func init() {
 }
 
 // parseTimeout reads a blocking timeout in seconds (a float) the way Redis
-// does, replying with its error texts. Zero means forever.
+// 7.0 does, replying with its error texts. Zero means forever. Redis reads
+// a long double (string2ld) and converts ceil(seconds*1000) to long long
+// without a range check: out of range (inf, 1e400, ≥ 2^63 ms) that gives
+// LLONG_MIN, answered "timeout is negative", and a negative fraction of a
+// millisecond rounds up to 0, which blocks forever. A positive timeout
+// too far away to add to the clock (also the wrap-around Redis gets near
+// 2^63 ms) never fires either.
 func (c *Call) parseTimeout(arg []byte) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(string(arg), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, st := parseLD(arg)
+	if st == ldInvalid {
 		c.W.Error("ERR timeout is not a float or out of range")
 		return 0, false
 	}
-	if f < 0 {
+	if st == ldInfinite {
 		c.W.Error("ERR timeout is negative")
 		return 0, false
 	}
-	ms := f * 1000
-	if ms > float64(math.MaxInt64/int64(time.Millisecond)) {
-		c.W.Error("ERR timeout is out of range")
+	ms := newLD().Mul(f, ldFromInt64(1000))
+	n, acc := ms.Int(nil) // truncated toward zero
+	if ms.Sign() > 0 && acc == big.Below {
+		n.Add(n, big.NewInt(1)) // ceil
+	}
+	if !n.IsInt64() || n.Sign() < 0 {
+		c.W.Error("ERR timeout is negative")
 		return 0, false
 	}
-	d := time.Duration(ms * float64(time.Millisecond))
-	if (f > 0 || nonZeroMantissa(arg)) && d <= 0 {
-		// A positive timeout too small for a float64 ("1e-400") must
-		// still time out, not block forever.
-		d = time.Millisecond
+	v := n.Int64()
+	if v > math.MaxInt64/int64(time.Millisecond) {
+		return 0, true
 	}
-	return d, true
-}
-
-// nonZeroMantissa reports whether a decimal number has a non-zero digit
-// before its exponent (ParseFloat rounds tiny values to 0).
-func nonZeroMantissa(b []byte) bool {
-	for _, ch := range b {
-		if ch == 'e' || ch == 'E' {
-			return false
-		}
-		if ch >= '1' && ch <= '9' {
-			return true
-		}
-	}
-	return false
+	return time.Duration(v) * time.Millisecond, true
 }
 
 // timedOut is the reply of every blocking list command that gave up.
