@@ -208,11 +208,8 @@ func nodeLine(t *testing.T, c *redis.Client, sub string) string {
 // primary would redirect it.
 func TestSetSlotOnReplica(t *testing.T) {
 	t.Parallel()
-	primary, replica := primaryWithReplica(t)
-	other := startCluster(t)
+	primary, replica, other := primaryReplicaOther(t)
 	oc := other.Client(t, 2)
-	require.Equal(t, "OK", oc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
-	waitOK(t, primary, replica, other)
 	otherID := oc.ClusterMyID(ctx).Val()
 
 	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
@@ -286,11 +283,8 @@ func TestSetSlotNoReplicas(t *testing.T) {
 // migration on, redirecting missing keys with ASK to the target.
 func TestSetSlotSurvivesFailover(t *testing.T) {
 	t.Parallel()
-	primary, replica := primaryWithReplica(t)
-	other := startCluster(t)
+	primary, replica, other := primaryReplicaOther(t)
 	oc := other.Client(t, 2)
-	require.Equal(t, "OK", oc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
-	waitOK(t, primary, replica, other)
 	otherID := oc.ClusterMyID(ctx).Val()
 	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
 	newID := rc.ClusterMyID(ctx).Val()
@@ -313,4 +307,15 @@ func TestSetSlotSurvivesFailover(t *testing.T) {
 	nodetest.Eventually(t, 10*time.Second, func() bool {
 		return strings.HasSuffix(myself(t, oc), "["+s+"-<-"+newID+"]")
 	}, "target imports from the new primary: "+myself(t, oc))
+}
+
+// primaryReplicaOther is primaryWithReplica plus an empty primary (a
+// migration target).
+func primaryReplicaOther(t *testing.T) (primary, replica, other *nodetest.Node) {
+	t.Helper()
+	primary, replica = primaryWithReplica(t)
+	other = startCluster(t)
+	require.Equal(t, "OK", other.Client(t, 2).ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(primary.Port)).Val())
+	waitOK(t, primary, replica, other)
+	return primary, replica, other
 }

@@ -76,16 +76,21 @@ func TestSetSlotImportPong(t *testing.T) {
 	})
 }
 
-// openMigration opens slot (one of primary 0's) for a move from primary 0
-// to primary 1, as redis-cli does: IMPORTING on the target, MIGRATING on
-// the source.
-func openMigration(l *layout, slot int) error {
+// migrationCluster builds three primaries with a replica each and opens
+// one of primary 0's slots for a move to primary 1, as redis-cli does:
+// IMPORTING on the target, MIGRATING on the source.
+func migrationCluster(seed uint64, trace func(string)) (*layout, int, error) {
+	l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+	if err != nil {
+		return nil, 0, err
+	}
 	n := l.n
 	src, dst := l.primary[0], l.primary[1]
+	slot := l.slots[0][0] + int(seed%100)
 	if err := setSlot(n, dst, slot, "importing", n.Nodes[src].ID); err != nil {
-		return err
+		return nil, 0, err
 	}
-	return setSlot(n, src, slot, "migrating", n.Nodes[dst].ID)
+	return l, slot, setSlot(n, src, slot, "migrating", n.Nodes[dst].ID)
 }
 
 // openSlotsOf returns node i's migrating and importing peer of slot
@@ -100,16 +105,12 @@ func openSlotsOf(n *Net, i, slot int) (migrating, importing string) {
 // (Valkey 8), so ASK redirects keep pointing at a node that imports.
 func TestSetSlotTargetFailover(t *testing.T) {
 	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
-		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		l, slot, err := migrationCluster(seed, trace)
 		if err != nil {
 			return err
 		}
 		n := l.n
 		src, dst := l.primary[0], l.primary[1]
-		slot := l.slots[0][0] + int(seed%100)
-		if err := openMigration(l, slot); err != nil {
-			return err
-		}
 		n.Crash(dst)
 		rest := l.others(dst)
 		winner, err := l.waitPromoted(60000, l.slots[1][0], l.replicas[1], rest)
@@ -151,16 +152,12 @@ func TestSetSlotTargetFailover(t *testing.T) {
 // instead of leaving it with a failed node.
 func TestSetSlotSourceFailover(t *testing.T) {
 	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
-		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		l, slot, err := migrationCluster(seed, trace)
 		if err != nil {
 			return err
 		}
 		n := l.n
 		src, dst, other := l.primary[0], l.primary[1], l.primary[2]
-		slot := l.slots[0][0] + int(seed%100)
-		if err := openMigration(l, slot); err != nil {
-			return err
-		}
 		n.Crash(src)
 		rest := l.others(src)
 		winner, err := l.waitPromoted(60000, l.slots[0][0], l.replicas[0], rest)
@@ -187,16 +184,12 @@ func TestSetSlotSourceFailover(t *testing.T) {
 // (Valkey 8), and every node agrees.
 func TestSetSlotImportClosedBySource(t *testing.T) {
 	scenarioN(t, setSlotSeeds, func(seed uint64, trace func(string)) error {
-		l, err := buildCluster(seed, shape{replicas: []int{1, 1, 1}}, trace, nil)
+		l, slot, err := migrationCluster(seed, trace)
 		if err != nil {
 			return err
 		}
 		n := l.n
 		src, dst := l.primary[0], l.primary[1]
-		slot := l.slots[0][0] + int(seed%100)
-		if err := openMigration(l, slot); err != nil {
-			return err
-		}
 		if err := setSlot(n, src, slot, "node", n.Nodes[dst].ID); err != nil {
 			return err
 		}
