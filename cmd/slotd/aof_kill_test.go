@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -88,4 +90,24 @@ func TestAOFKill9KeepsAcknowledgedWrites(t *testing.T) {
 	t.Logf("%d acknowledged SETs checked", total)
 	files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*"))
 	assert.NotEmpty(t, files)
+}
+
+// A corrupt command in the middle of an AOF file stops start-up with a
+// non-zero exit and a message naming the file and the offset.
+func TestAOFCorruptMiddleStopsStartup(t *testing.T) {
+	dir := t.TempDir()
+	aofDir := filepath.Join(dir, "appendonlydir")
+	require.NoError(t, os.MkdirAll(aofDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(aofDir, "appendonly.aof.manifest"),
+		[]byte("file appendonly.aof.1.s0.incr.aof seq 1 type i shard 0\n"), 0o644))
+	set := "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+	require.NoError(t, os.WriteFile(filepath.Join(aofDir, "appendonly.aof.1.s0.incr.aof"),
+		[]byte(set+"GARBAGE\r\n"+set), 0o644))
+	out, err := run(t, 20*time.Second, slotdBinary(t), "--port", "0", "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--appendonly", "yes")
+	require.Error(t, err, out)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.NotZero(t, exit.ExitCode())
+	assert.Contains(t, out, "appendonly.aof.1.s0.incr.aof at offset "+strconv.Itoa(len(set)))
 }
