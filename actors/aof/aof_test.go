@@ -289,3 +289,20 @@ func TestReplicaLogsFullSyncAndStream(t *testing.T) {
 	assert.Equal(t, []string{"a", "b", "c"}, c2.LRange(ctx, "list", 0, -1).Val())
 	assert.Equal(t, int64(0), c2.Exists(ctx, "stale").Val())
 }
+
+func TestAutoRewriteOnGrowth(t *testing.T) {
+	n := nodetest.Start(t, "appendonly", "yes", "auto-aof-rewrite-min-size", "4kb",
+		"auto-aof-rewrite-percentage", "100")
+	c := n.Client(t)
+	assert.Equal(t, "1", info(t, c, "aof_rewrites"), "the start-up rewrite")
+	for i := 0; i < 100; i++ {
+		require.NoError(t, c.Set(ctx, "k", strings.Repeat("x", 100), 0).Err())
+	}
+	nodetest.Eventually(t, 10*time.Second, func() bool { return info(t, c, "aof_rewrites") == "2" },
+		"the AOF grew past 4kb and 100%: rewritten")
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		size, _ := strconv.Atoi(info(t, c, "aof_current_size"))
+		return size < 4096
+	}, "the rewrite compacted 100 SETs of one key")
+	assert.Equal(t, strings.Repeat("x", 100), c.Get(ctx, "k").Val())
+}
