@@ -303,6 +303,12 @@ func TestAddNodeRebalanceDelNode(t *testing.T) {
 	out, err = run(t, 5*time.Minute, "redis-cli", "--cluster", "rebalance", addrs[0], "--cluster-weight",
 		extraID+"=0", "--cluster-yes")
 	require.NoError(t, err, out)
+	// Emptied, the node follows the last taker as a replica; its full sync
+	// answers LOADING (as Redis while loading the RDB), which del-node
+	// cannot get past: wait for the sync to end.
+	ec := extra.client(2)
+	eventually(t, 30*time.Second, func() bool { return ec.ClusterNodes(bg).Err() == nil }, "extra node synced")
+	_ = ec.Close()
 	out, err = run(t, 60*time.Second, "redis-cli", "--cluster", "del-node", addrs[0], extraID)
 	require.NoError(t, err, out)
 	for _, p := range procs {
