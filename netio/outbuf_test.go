@@ -97,3 +97,27 @@ func TestPubSubSoftOutputLimit(t *testing.T) {
 		return pub.PubSubNumSub(ctx, "c").Val()["c"] == 0
 	}, "subscriber over the soft limit not disconnected")
 }
+
+// The normal class: a client that pipelines reads of a big value and never
+// reads the replies is disconnected once they pass the hard limit.
+func TestNormalOutputLimit(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	ctx := context.Background()
+	c := n.Client(t)
+	require.NoError(t, c.ConfigSet(ctx, "client-output-buffer-limit", "normal 1mb 0 0").Err())
+	require.NoError(t, c.Set(ctx, "big", strings.Repeat("v", 256<<10), 0).Err())
+	w := dialWire(t, n.Addr)
+	id := strings.TrimSuffix(strings.TrimPrefix(w.do("CLIENT", "ID"), ":"), "\r\n")
+	var pipe strings.Builder
+	for i := 0; i < 64; i++ {
+		pipe.WriteString("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+	}
+	nodetest.Eventually(t, 20*time.Second, func() bool {
+		_ = w.c.SetWriteDeadline(time.Now().Add(time.Second))
+		if _, err := w.c.Write([]byte(pipe.String())); err != nil {
+			return true // closed by the server
+		}
+		return !strings.Contains(c.ClientList(ctx).Val(), "id="+id+" ")
+	}, "client over the normal hard limit not disconnected")
+}
