@@ -1,10 +1,6 @@
 package script
 
 import (
-	"errors"
-	"strconv"
-	"strings"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -152,16 +148,7 @@ func toNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(v), true
 	case lua.LString:
-		s := strings.TrimSpace(string(v))
-		if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
-			n, err := strconv.ParseUint(h, 16, 64)
-			return float64(n), err == nil
-		}
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, false
-		}
-		return n, s != "" && !strings.ContainsAny(s, "_")
+		return str2d(string(v))
 	}
 	return 0, false
 }

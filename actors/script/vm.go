@@ -241,7 +241,7 @@ func (vm *VM) onError(L *lua.LState) int {
 	} else {
 		msg := luaString(obj)
 		if _, ok := obj.(lua.LString); ok {
-			msg = quoteArgError(msg)
+			msg = luaRuntimeMessages.Replace(quoteArgError(msg))
 		}
 		t = L.CreateTable(0, 3)
 		t.RawSetString("err", lua.LString("ERR "+msg))
@@ -413,6 +413,7 @@ func (vm *VM) override() {
 	}
 	set := func(t *lua.LTable, name string, fn lua.LGFunction) { t.RawSetString(name, vm.L.NewFunction(fn)) }
 
+	set(g, "tonumber", luaToNumber)
 	tostring := orig(g, "tostring")
 	set(g, "tostring", func(L *lua.LState) int {
 		if n, ok := L.CheckAny(1).(lua.LNumber); ok {
@@ -438,6 +439,9 @@ func (vm *VM) override() {
 		n := pcall(L)
 		base := L.GetTop() - n + 1
 		if n >= 2 && L.Get(base) == lua.LFalse {
+			if s, ok := L.Get(base + 1).(lua.LString); ok {
+				L.Replace(base+1, lua.LString(luaRuntimeMessages.Replace(string(s))))
+			}
 			if t, ok := L.Get(base + 1).(*lua.LTable); ok {
 				switch e := t.RawGetString("err").(type) {
 				case lua.LString, lua.LNumber:
