@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,6 +486,7 @@ func TestReshardSpeedVsRedis(t *testing.T) {
 		defer c.Close()
 		return c.DBSize(bg).Val()
 	}
+	rates := map[string][][2]float64{} // name → (slots/s, keys/s) per run
 	move := func(name string, addrs []string, from, to int) {
 		before := keysIn(addrs[to])
 		start := time.Now()
@@ -496,12 +498,27 @@ func TestReshardSpeedVsRedis(t *testing.T) {
 		keys := keysIn(addrs[to]) - before
 		t.Logf("%-6s %d slots, %d keys in %v: %.0f slots/s, %.0f keys/s", name, nSlots, keys, d.Round(time.Millisecond),
 			float64(nSlots)/d.Seconds(), float64(keys)/d.Seconds())
+		rates[name] = append(rates[name], [2]float64{float64(nSlots) / d.Seconds(), float64(keys) / d.Seconds()})
 		checkClean(t, addrs[0])
 	}
-	for round := 0; round < 2; round++ {
+	for round := 0; round < 3; round++ {
 		move("slotd", slotdAddrs, 0, 1)
 		move("redis", redisAddrs, 0, 1)
 		move("slotd", slotdAddrs, 1, 0)
 		move("redis", redisAddrs, 1, 0)
 	}
+	median := func(name string, i int) float64 {
+		var v []float64
+		for _, r := range rates[name] {
+			v = append(v, r[i])
+		}
+		sort.Float64s(v)
+		if len(v)%2 == 0 {
+			return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		return v[len(v)/2]
+	}
+	t.Logf("medians of %d runs: slotd %.0f slots/s %.0f keys/s, redis %.0f slots/s %.0f keys/s, ratio %.2f",
+		len(rates["slotd"]), median("slotd", 0), median("slotd", 1), median("redis", 0), median("redis", 1),
+		median("slotd", 0)/median("redis", 0))
 }
