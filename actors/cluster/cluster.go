@@ -2,9 +2,11 @@
 // One cluster actor per node owns the node's bus.State: it loads nodes.conf
 // at start (or creates a new node id and writes it), serves the CLUSTER
 // subcommands that read or change the cluster configuration, and carries out
-// the effects the logic asks for — nodes.conf is rewritten atomically and
-// fsync'd before the reply goes out, and every change of slot ownership or
-// cluster state publishes a new immutable slots.Table for the event loops.
+// the effects the logic asks for — nodes.conf is rewritten before the reply
+// goes out (atomically and fsync'd for a new epoch or vote of the node's
+// own, in place otherwise, as Redis 7.0: store.go), and every change of
+// slot ownership or cluster state publishes a new immutable slots.Table for
+// the event loops.
 //
 // The actor is also the hub of the cluster bus: it owns the bus listener
 // (inbound connections become links via State.Accept), one child peer actor
