@@ -14,7 +14,8 @@ import (
 // A migration whose source primary dies half-way (Valkey 8 behaviour): its
 // replica had the MIGRATING state replicated by SETSLOT, takes over and
 // carries the migration on; the target re-pairs its import with it; no key
-// is lost and the migration finishes as redis-cli would finish it.
+// is lost and the migration finishes as redis-cli would finish it. Then
+// redis-cli reshards between primaries that have replicas.
 
 // rsNode is one process of the cluster and what CLUSTER NODES says of it.
 type rsNode struct {
@@ -159,4 +160,15 @@ func TestMigrationSurvivesSourceFailover(t *testing.T) {
 		return len(line) > 3 && line[3] == rep.id
 	}, "old source follows the new primary")
 	checkClean(t, dst.p.addr())
+
+	// redis-cli moves slots between primaries that have replicas: every
+	// SETSLOT waits for the replica's acknowledgement.
+	eventually(t, 30*time.Second, func() bool {
+		return strings.Contains(rc.Info(bg, "replication").Val(), "state=online")
+	}, "new primary's replica online")
+	out, err = run(t, 2*time.Minute, "redis-cli", "--cluster", "reshard", dst.p.addr(), "--cluster-from", dst.id,
+		"--cluster-to", rep.id, "--cluster-slots", "100", "--cluster-yes")
+	require.NoError(t, err, out)
+	require.NotContains(t, out, "[ERR]", out)
+	checkClean(t, dst.p.addr()) // replicas included: all agree
 }
