@@ -149,6 +149,7 @@ func startErr(t *testing.T, dir string, directives ...string) error {
 }
 
 func TestCorruptMiddleRefusesToStart(t *testing.T) {
+	t.Parallel() // a failed start waits 5 s in netio.Server.Stop (a server that never served)
 	n := nodetest.Start(t, "appendonly", "yes", "shard-actors", "1")
 	c := n.Client(t)
 	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
@@ -165,13 +166,21 @@ func TestCorruptMiddleRefusesToStart(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Base(files[0]))
 	assert.Contains(t, err.Error(), "offset "+strconv.Itoa(off))
+}
 
-	// A truncated tail with aof-load-truncated no refuses too.
-	b[off+1] = '3'
+func TestTruncatedTailRefusedWithoutAOFLoadTruncated(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t, "appendonly", "yes", "shard-actors", "1")
+	require.NoError(t, n.Client(t).Set(ctx, "a", "1", 0).Err())
+	n.Stop()
+	files := incrFiles(t, n.Dir)
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], b[:len(b)-3], 0o644))
 	err = startErr(t, n.Dir, "appendonly", "yes", "shard-actors", "1", "aof-load-truncated", "no")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Unexpected end of file")
+	assert.Contains(t, err.Error(), filepath.Base(files[0]))
 }
 
 func TestRewriteUnderLoadKeepsEveryWrite(t *testing.T) {
