@@ -45,17 +45,6 @@ func knownEndsChunk(c Cmd) bool {
 
 var knownReplyDiffs = []knownDiff{
 	{
-		name: "hll-sparse-corrupt-panic",
-		why: "PFADD on a sparse HyperLogLog whose bytes were overwritten (SETRANGE/APPEND) panics in " +
-			"hll.sparseSet (actors/types/hll/hll.go: slice bounds on a truncated XZERO opcode) and answers " +
-			"'internal error'; Redis updates it. The key is deleted on both sides afterwards",
-		match: func(c Cmd, a, b *Reply) bool {
-			return c.Name() == "PFADD" && a.Raw == "-ERR internal error executing 'pfadd'\r\n" && len(c) > 1
-		},
-		resync: func(c Cmd) []string { return c[1:2] },
-		after:  "PFADD",
-	},
-	{
 		name: "scan-in-transaction-ends-early",
 		why: "SCAN 0 queued in a transaction (EXEC) can answer cursor 0 with no keys, claiming the " +
 			"iteration is over though keys exist (seen in a transaction of keyless commands only, followed " +

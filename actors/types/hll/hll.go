@@ -363,6 +363,16 @@ func sparseSet(b []byte, index int, count uint8, sparseMax int64) ([]byte, int) 
 		return promote(b, index, count)
 	}
 	pAbs := HdrSize + p
+	if p+oldLen > len(body) {
+		// A corrupted sketch ending in half an XZERO opcode (Redis read
+		// its second byte from the string's terminator): Redis moves
+		// nothing and copies the new opcodes over the end of a string
+		// grown by delta, so their last byte falls outside it. (Redis
+		// keeps that byte past the end, where its next PFADD may read it
+		// as the second half again; here it reads 0, as after a SET.)
+		nb := append(b[:pAbs:pAbs], seq...)
+		return sparseUpdated(nb[:len(b)+delta], prev), 1
+	}
 	if delta > 0 {
 		b = append(b, seq[:delta]...) // room; the tail is moved over it next
 	}

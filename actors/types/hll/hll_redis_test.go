@@ -148,3 +148,72 @@ func TestEstimatorSameAsRedis(t *testing.T) {
 		assert.Equal(t, uint64(cmds[i].Val()), got, "sketch %d", i)
 	}
 }
+
+// TestCorruptSparseSameAsRedis: PFADD on sparse sketches whose bytes were
+// damaged (truncated, a final XZERO cut in half, bytes overwritten or
+// appended) gives Redis's reply, an update or INVALIDOBJ, and leaves the
+// same bytes; it never panics.
+func TestCorruptSparseSameAsRedis(t *testing.T) {
+	rc := startRedis(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(21, 22))
+	for trial := 0; trial < 600; trial++ {
+		b := New()
+		for i := r.IntN(60); i > 0; i-- {
+			b, _ = Add(b, []byte(strconv.Itoa(r.IntN(1000))), DefaultSparseMaxBytes)
+		}
+		body := len(b) - HdrSize
+		switch r.IntN(4) {
+		case 0:
+			b = b[:HdrSize+r.IntN(body+1)]
+		case 1:
+			b[len(b)-1] = 0x40 | byte(r.IntN(64))
+		case 2:
+			b[HdrSize+r.IntN(body)] = byte(r.IntN(256))
+		default:
+			for i := 1 + r.IntN(3); i > 0; i-- {
+				b = append(b, byte(r.IntN(256)))
+			}
+		}
+		key := "c" + strconv.Itoa(trial)
+		require.NoError(t, rc.Set(ctx, key, b, 0).Err())
+		for i := 1 + r.IntN(5); i > 0; i-- {
+			ele := strconv.Itoa(r.IntN(100000))
+			before := append([]byte(nil), b...)
+			var res int
+			b, res = Add(b, []byte(ele), DefaultSparseMaxBytes)
+			got := strconv.Itoa(res)
+			if res < 0 {
+				got = "INVALIDOBJ Corrupted HLL object detected"
+			}
+			n, err := rc.PFAdd(ctx, key, ele).Result()
+			want := strconv.FormatInt(n, 10)
+			if err != nil {
+				want = err.Error()
+			}
+			require.Equal(t, want, got, "trial %d: PFADD %s on %x", trial, ele, before)
+			require.Equal(t, rc.Get(ctx, key).Val(), string(b), "trial %d: bytes after PFADD %s on %x", trial, ele, before)
+			if endsInHalfXZero(b) {
+				// Redis keeps the cut-off second byte past the string's
+				// end, where the next PFADD reads it; a fresh SET makes it
+				// the usual terminating zero again.
+				require.NoError(t, rc.Set(ctx, key, b, 0).Err())
+			}
+		}
+	}
+}
+
+// endsInHalfXZero reports whether a sparse body's last opcode is an XZERO
+// missing its second byte.
+func endsInHalfXZero(b []byte) bool {
+	body := b[HdrSize:]
+	for i := 0; i < len(body); i++ {
+		if isXZero(body[i]) {
+			if i == len(body)-1 {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
