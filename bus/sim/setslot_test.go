@@ -93,6 +93,18 @@ func migrationCluster(seed uint64, trace func(string)) (*layout, int, error) {
 	return l, slot, setSlot(n, src, slot, "migrating", n.Nodes[dst].ID)
 }
 
+// crashPrimary crashes primary k and waits until one of its replicas took
+// over; it returns the winner's index and id.
+func crashPrimary(l *layout, k int) (int, string, error) {
+	victim := l.primary[k]
+	l.n.Crash(victim)
+	winner, err := l.waitPromoted(60000, l.slots[k][0], l.replicas[k], l.others(victim))
+	if err != nil {
+		return -1, "", err
+	}
+	return winner, l.n.Nodes[winner].ID, nil
+}
+
 // openSlotsOf returns node i's migrating and importing peer of slot
 // ("" for none).
 func openSlotsOf(n *Net, i, slot int) (migrating, importing string) {
@@ -111,13 +123,10 @@ func TestSetSlotTargetFailover(t *testing.T) {
 		}
 		n := l.n
 		src, dst := l.primary[0], l.primary[1]
-		n.Crash(dst)
-		rest := l.others(dst)
-		winner, err := l.waitPromoted(60000, l.slots[1][0], l.replicas[1], rest)
+		_, wID, err := crashPrimary(l, 1)
 		if err != nil {
 			return err
 		}
-		wID := n.Nodes[winner].ID
 		var got string
 		if !n.RunUntil(30000, func() bool {
 			got, _ = openSlotsOf(n, src, slot)
@@ -157,14 +166,11 @@ func TestSetSlotSourceFailover(t *testing.T) {
 			return err
 		}
 		n := l.n
-		src, dst, other := l.primary[0], l.primary[1], l.primary[2]
-		n.Crash(src)
-		rest := l.others(src)
-		winner, err := l.waitPromoted(60000, l.slots[0][0], l.replicas[0], rest)
+		dst, other := l.primary[1], l.primary[2]
+		winner, wID, err := crashPrimary(l, 0)
 		if err != nil {
 			return err
 		}
-		wID := n.Nodes[winner].ID
 		var imp string
 		if !n.RunUntil(30000, func() bool {
 			_, imp = openSlotsOf(n, dst, slot)
