@@ -242,6 +242,26 @@ func TestSetSlotOnReplica(t *testing.T) {
 	line = myself(t, rc)
 	assert.NotContains(t, line, "->-", line)
 	assert.Equal(t, redis.Nil, conn.Get(ctx, tag+"gone").Err())
+
+	// The primary imports a slot: its replica keeps the state but takes no
+	// ASKING write (or read) for it.
+	const in = 78
+	replicate(in, "node", otherID)
+	replicate(in, "importing", otherID)
+	assert.True(t, strings.HasSuffix(myself(t, rc), "["+strconv.Itoa(in)+"-<-"+otherID+"]"), myself(t, rc))
+	key := "{" + tagIn(in) + "}k"
+	for _, c := range []*redis.Conn{conn, rc.Conn()} {
+		pipe := c.Pipeline()
+		pipe.Do(ctx, "asking")
+		set := pipe.Set(ctx, key, "x", 0)
+		_, _ = pipe.Exec(ctx)
+		assert.Equal(t, "MOVED "+strconv.Itoa(in)+" "+other.Addr, errText(set.Err()))
+		pipe = c.Pipeline()
+		pipe.Do(ctx, "asking")
+		get := pipe.Get(ctx, key)
+		_, _ = pipe.Exec(ctx)
+		assert.Equal(t, "MOVED "+strconv.Itoa(in)+" "+other.Addr, errText(get.Err()))
+	}
 }
 
 // TestSetSlotNoReplicas: a replica that does not acknowledge in time makes

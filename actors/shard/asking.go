@@ -57,7 +57,10 @@ func (s *Shard) redirect(cmd *Cmd, w *resp.Writer) bool {
 	mine := owner == t.Self
 	_, migrating := t.Migrating[slot]
 	migrating = migrating && mine
+	// A replica keeps its primary's importing state (for a promotion) but
+	// serves nothing through it: ASKING is for the primary.
 	_, importing := t.Importing[slot]
+	importing = importing && t.Master < 0
 	if mine && !migrating && !importing {
 		return false // the common case: a stable slot of ours
 	}
