@@ -1,7 +1,6 @@
 package difftest
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -52,20 +51,6 @@ var knownReplyDiffs = []knownDiff{
 		match: func(c Cmd, a, b *Reply) bool {
 			return c.Name() == "SCAN" && scanPageShape(a) == "" && scanPageShape(b) == "" &&
 				a.Elems[0].Str == "0" && len(a.Elems[1].Elems) == 0 && len(b.Elems[1].Elems) > 0
-		},
-	},
-	{
-		name: "dump-intset-width",
-		why: "Redis never narrows an intset's integer width (after SREM of the only 64-bit member the " +
-			"others stay 8 bytes wide) and DUMPs it so; slotd re-encodes the intset at the narrowest width. " +
-			"Same members, different payload bytes",
-		match: func(c Cmd, a, b *Reply) bool {
-			if c.Name() != "DUMP" || a.Kind != '$' || b.Kind != '$' || !dumpValid(a.Str) {
-				return false
-			}
-			wa, va, okA := dumpIntset(a.Str)
-			wb, vb, okB := dumpIntset(b.Str)
-			return okA && okB && wa < wb && slices.Equal(va, vb)
 		},
 	},
 }

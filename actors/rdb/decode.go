@@ -44,6 +44,8 @@ type Object struct {
 	Elems []string
 	// Ints are the members of a set stored as an intset, ascending.
 	Ints []int64
+	// IntsetWidth is that intset's integer width in bytes.
+	IntsetWidth int
 	// Scores are a sorted set's scores, parallel to Elems.
 	Scores []float64
 }
@@ -303,6 +305,9 @@ func (r *reader) typed(t byte) (*Object, error) {
 		var b []byte
 		if b, err = r.str(); err == nil {
 			o.Ints, err = intsetValues(b)
+			if err == nil {
+				o.IntsetWidth = int(binary.LittleEndian.Uint32(b))
+			}
 		}
 	case TypeZSetZiplist, TypeZSetListpack:
 		o.Kind = KindZSet

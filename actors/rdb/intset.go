@@ -13,15 +13,19 @@ import (
 // the narrowest width that holds them all as Redis does for a set built by
 // additions. (Redis never narrows an intset after removals, so a set that
 // once held a wide integer may DUMP wider there.)
-func AppendIntset(b []byte, ints []int64) []byte {
-	w := 2
+func AppendIntset(b []byte, ints []int64) []byte { return AppendIntsetWidth(b, ints, 2) }
+
+// AppendIntsetWidth is AppendIntset with integers at least minWidth bytes
+// wide (a set keeps the width of the widest member it ever held).
+func AppendIntsetWidth(b []byte, ints []int64, minWidth int) []byte {
+	w := minWidth
 	for _, v := range ints {
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			w = 8
 			break
 		}
 		if v < math.MinInt16 || v > math.MaxInt16 {
-			w = 4
+			w = max(w, 4)
 		}
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(w))

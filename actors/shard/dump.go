@@ -132,7 +132,7 @@ func dumpSet(enc *rdb.Encoder, s *set.Set) {
 			return true
 		})
 		enc.Type(rdb.TypeSetIntset)
-		enc.Bytes(rdb.AppendIntset(nil, ints))
+		enc.Bytes(rdb.AppendIntsetWidth(nil, ints, s.IntWidth()))
 		return
 	}
 	enc.Type(rdb.TypeSet)

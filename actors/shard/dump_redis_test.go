@@ -370,6 +370,34 @@ func TestDumpShapedByConfigLikeRedis(t *testing.T) {
 	}
 }
 
+// TestDumpIntsetWidthLikeRedis: an intset keeps the width of the widest
+// member it ever held, in DUMP and through RESTORE and COPY, as in Redis.
+func TestDumpIntsetWidthLikeRedis(t *testing.T) {
+	raddr := dumpRedis(t)
+	n := dumpNode(t)
+	r := dumpDial(t, raddr, 2)
+	s := dumpDial(t, n.Addr, 2)
+	both := func(args ...string) string {
+		t.Helper()
+		want := r.Do(args...)
+		require.True(t, dumpSame(t, want, s.Do(args...), fmt.Sprintf("%.80q", args)))
+		return want
+	}
+	for _, wide := range []string{"70000", "-9223372036854775808", "2147483648"} {
+		both("DEL", "{i}a", "{i}b", "{i}c")
+		both("SADD", "{i}a", "1", "-7", wide, "300")
+		both("SREM", "{i}a", wide)
+		dumpSame(t, r.Bulk("DUMP", "{i}a"), s.Bulk("DUMP", "{i}a"), "after SREM "+wide)
+		both("COPY", "{i}a", "{i}b")
+		dumpSame(t, r.Bulk("DUMP", "{i}b"), s.Bulk("DUMP", "{i}b"), "copy")
+		p := r.Bulk("DUMP", "{i}a")
+		both("RESTORE", "{i}c", "0", p)
+		dumpSame(t, r.Bulk("DUMP", "{i}c"), s.Bulk("DUMP", "{i}c"), "restored")
+		both("SADD", "{i}c", "5")
+		dumpSame(t, r.Bulk("DUMP", "{i}c"), s.Bulk("DUMP", "{i}c"), "restored, then added to")
+	}
+}
+
 // TestRedisMigratesIntoSlotd: a real redis-server's MIGRATE (which sends
 // RESTORE with its own payloads) moves keys of every type into slotd.
 func TestRedisMigratesIntoSlotd(t *testing.T) {

@@ -70,6 +70,9 @@ func buildSet(o *rdb.Object, maxIntset int) (*set.Set, error) {
 		for _, v := range o.Ints {
 			s.Add(strconv.AppendInt(buf[:0], v, 10), maxIntset)
 		}
+		if s.IsIntset() {
+			s.WidenInts(o.IntsetWidth)
+		}
 		return s, nil
 	}
 	var s *set.Set

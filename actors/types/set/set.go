@@ -27,6 +27,10 @@ type Set struct {
 	ints  []int64              // the intset, ascending, while ht == nil
 	ht    *dict.Dict[struct{}] // the hashtable encoding
 	bytes int                  // total member length in hashtable mode
+	// width is the intset's integer width in bytes (0 means 2). Like
+	// Redis's it only grows: removing the wide members keeps it, and DUMP
+	// writes it.
+	width uint8
 }
 
 // NewIntset returns an empty set in the intset encoding.
@@ -63,19 +67,27 @@ func (s *Set) Len() int {
 	return s.ht.Len()
 }
 
-// IntWidth is the byte width Redis's intset would use (2, 4 or 8), for
-// memory estimates.
-func (s *Set) IntWidth() int {
-	w := 2
-	for _, v := range s.ints {
-		switch {
-		case v < -1<<31 || v > 1<<31-1:
-			return 8
-		case v < -1<<15 || v > 1<<15-1:
-			w = 4
-		}
+// IntWidth is the byte width of the intset's integers (2, 4 or 8): the
+// widest any member ever needed, as in Redis.
+func (s *Set) IntWidth() int { return max(2, int(s.width)) }
+
+// WidenInts raises the intset's integer width to w bytes (RESTORE keeps
+// the width of the payload's intset).
+func (s *Set) WidenInts(w int) {
+	if w > int(s.width) {
+		s.width = uint8(w)
 	}
-	return w
+}
+
+// intWidth is the narrowest intset width that holds v.
+func intWidth(v int64) uint8 {
+	switch {
+	case v < -1<<31 || v > 1<<31-1:
+		return 8
+	case v < -1<<15 || v > 1<<15-1:
+		return 4
+	}
+	return 2
 }
 
 // MemberBytes is the total member length in hashtable mode.
@@ -100,6 +112,7 @@ func (s *Set) Add(m []byte, maxIntset int) bool {
 				return false
 			}
 			s.ints = slices.Insert(s.ints, i, v)
+			s.width = max(s.width, intWidth(v))
 			if len(s.ints) > min(maxIntset, maxIntsetCap) {
 				s.convert()
 			}
@@ -135,7 +148,7 @@ func (s *Set) convert() {
 		ht.Set(m, struct{}{})
 		s.bytes += len(m)
 	}
-	s.ints = nil
+	s.ints, s.width = nil, 0
 	s.ht = ht
 }
 
@@ -242,7 +255,7 @@ func (s *Set) Clone() any { return s.Copy() }
 // Copy returns an independent copy in the same encoding.
 func (s *Set) Copy() *Set {
 	if s.ht == nil {
-		return &Set{ints: slices.Clone(s.ints)}
+		return &Set{ints: slices.Clone(s.ints), width: s.width}
 	}
 	return &Set{ht: s.ht.Clone(nil), bytes: s.bytes}
 }
