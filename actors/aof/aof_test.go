@@ -315,3 +315,29 @@ func TestAutoRewriteOnGrowth(t *testing.T) {
 	}, "the rewrite compacted 100 SETs of one key")
 	assert.Equal(t, strings.Repeat("x", 100), c.Get(ctx, "k").Val())
 }
+
+// aof-use-rdb-preamble no: the bases hold commands, as in Redis.
+func TestRESPBase(t *testing.T) {
+	n := nodetest.Start(t, "appendonly", "yes", "aof-use-rdb-preamble", "no", "shard-actors", "2")
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "s", "v", time.Hour).Err())
+	require.NoError(t, c.RPush(ctx, "l", "a", "b").Err())
+	require.NoError(t, c.HSet(ctx, "h", "f", "1").Err())
+	require.NoError(t, c.SAdd(ctx, "set", "x").Err())
+	require.NoError(t, c.ZAdd(ctx, "z", redis.Z{Score: -2.5, Member: "m"}).Err())
+	require.NoError(t, c.BgRewriteAOF(ctx).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return info(t, c, "aof_rewrite_in_progress") == "0" && info(t, c, "aof_rewrites") == "2"
+	}, "rewrite ends")
+	bases, _ := filepath.Glob(filepath.Join(n.Dir, "appendonlydir", "*.base.aof"))
+	assert.Len(t, bases, 2)
+	exp := c.PExpireTime(ctx, "s").Val()
+	n2 := restart(t, n, "appendonly", "yes", "shard-actors", "2")
+	c2 := n2.Client(t)
+	assert.Equal(t, exp, c2.PExpireTime(ctx, "s").Val())
+	assert.Equal(t, []string{"a", "b"}, c2.LRange(ctx, "l", 0, -1).Val())
+	assert.Equal(t, "1", c2.HGet(ctx, "h", "f").Val())
+	assert.Equal(t, []string{"x"}, c2.SMembers(ctx, "set").Val())
+	assert.Equal(t, []redis.Z{{Score: -2.5, Member: "m"}}, c2.ZRangeWithScores(ctx, "z", 0, -1).Val())
+	assert.Equal(t, int64(5), c2.DBSize(ctx).Val())
+}

@@ -9,7 +9,7 @@ import (
 
 func TestManifestRoundTrip(t *testing.T) {
 	m := manifest{Files: []fileEntry{
-		{Name: baseName("appendonly.aof", 3, 0), Seq: 3, Type: 'b', Shard: 0},
+		{Name: baseName("appendonly.aof", 3, 0, true), Seq: 3, Type: 'b', Shard: 0},
 		{Name: incrName("appendonly.aof", 3, 0), Seq: 3, Type: 'i', Shard: 0},
 		{Name: incrName("appendonly.aof", 4, 1), Seq: 4, Type: 'i', Shard: 1},
 		{Name: incrName("appendonly.aof", 3, 1), Seq: 3, Type: 'i', Shard: 1},

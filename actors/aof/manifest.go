@@ -167,8 +167,14 @@ func (m manifest) has(name string) bool {
 	return false
 }
 
-func baseName(prefix string, gen int64, shard int) string {
-	return prefix + "." + strconv.FormatInt(gen, 10) + ".s" + strconv.Itoa(shard) + ".base.rdb"
+// baseName names a base file: .rdb for an RDB base, .aof for commands
+// (aof-use-rdb-preamble no).
+func baseName(prefix string, gen int64, shard int, rdbBase bool) string {
+	ext := ".base.aof"
+	if rdbBase {
+		ext = ".base.rdb"
+	}
+	return prefix + "." + strconv.FormatInt(gen, 10) + ".s" + strconv.Itoa(shard) + ext
 }
 
 func incrName(prefix string, gen int64, shard int) string {

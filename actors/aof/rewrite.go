@@ -87,6 +87,7 @@ func (m *Manager) doRewrite() (err error) {
 		return err
 	}
 	n := m.g.N()
+	rdbBase := m.cfg.Bool("aof-use-rdb-preamble")
 	errs := make([]error, n)
 	sizes := make([]int64, n)
 	var wg sync.WaitGroup
@@ -98,14 +99,14 @@ func (m *Manager) doRewrite() (err error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sizes[i], errs[i] = m.rewriteShard(i, gen, l)
+			sizes[i], errs[i] = m.rewriteShard(i, gen, l, rdbBase)
 		}()
 	}
 	wg.Wait()
 	man := manifest{}
 	var total int64
 	for i := 0; i < n; i++ {
-		man.Files = append(man.Files, fileEntry{Name: baseName(m.prefix(), gen, i), Seq: gen, Type: 'b', Shard: i})
+		man.Files = append(man.Files, fileEntry{Name: baseName(m.prefix(), gen, i, rdbBase), Seq: gen, Type: 'b', Shard: i})
 		if logs != nil {
 			man.Files = append(man.Files, fileEntry{Name: incrName(m.prefix(), gen, i), Seq: gen, Type: 'i', Shard: i})
 		}
@@ -157,9 +158,9 @@ func (m *Manager) eachLog(logs []*shardLog, fn func(*shardLog)) {
 
 // rewriteShard writes shard i's new base (and opens its new incr file
 // when l is not nil) and returns the base's size.
-func (m *Manager) rewriteShard(i int, gen int64, l *shardLog) (int64, error) {
+func (m *Manager) rewriteShard(i int, gen int64, l *shardLog, rdbBase bool) (int64, error) {
 	dir := m.Dir()
-	path := filepath.Join(dir, baseName(m.prefix(), gen, i))
+	path := filepath.Join(dir, baseName(m.prefix(), gen, i, rdbBase))
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("opening the AOF base %s: %w", path, err)
@@ -184,6 +185,27 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog) (int64, error) {
 		}
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
+	var size int64
+	if rdbBase {
+		size, err = m.writeRDBBase(w, i, l)
+	} else {
+		size, err = m.writeRESPBase(w, i, l)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	return size, nil
+}
+
+// writeRDBBase writes shard i's slots as an RDB file, marking them
+// snapped in l (when not nil) in the turn that serialized them.
+func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, error) {
 	hdr := persist.AppendHeader(nil, 0, true)
 	crc := rdb.CRC64(0, hdr)
 	size := int64(len(hdr))
@@ -222,14 +244,48 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog) (int64, error) {
 	}
 	tail, _ := persist.AppendFooter(nil, crc)
 	size += int64(len(tail))
-	if _, err := w.Write(tail); err != nil {
-		return 0, err
-	}
-	if err := w.Flush(); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, err
+	_, err := w.Write(tail)
+	return size, err
+}
+
+// writeRESPBase writes shard i's slots as commands (RPUSH/HSET/SADD/ZADD
+// in chunks, SET, PEXPIREAT), as Redis does with aof-use-rdb-preamble no.
+func (m *Manager) writeRESPBase(w *bufio.Writer, i int, l *shardLog) (int64, error) {
+	n := m.g.N()
+	reply := make(chan shard.RecordChunk, 1)
+	var size int64
+	for from := 0; from < slots.NumSlots; {
+		if m.cancel.Load() {
+			return 0, errors.New("rewrite cancelled")
+		}
+		start := from
+		m.g.RecordSlots(i, from, chunkBudget, func(ch shard.RecordChunk) {
+			if l != nil && ch.Err == nil {
+				l.markSnapped(start, ch.Next, n)
+			}
+			reply <- ch
+		})
+		var ch shard.RecordChunk
+		select {
+		case ch = <-reply:
+		case <-m.stop:
+			return 0, errors.New("the node is stopping")
+		}
+		if ch.Err != nil {
+			return 0, fmt.Errorf("serializing shard %d: %v", i, ch.Err)
+		}
+		for recs := ch.B; len(recs) > 0; {
+			_, _, payload, rest, ok := shard.NextRecord(recs)
+			if !ok {
+				break
+			}
+			recs = rest
+			size += int64(len(payload))
+			if _, err := w.Write(payload); err != nil {
+				return 0, err
+			}
+		}
+		from = ch.Next
 	}
 	return size, nil
 }

@@ -2,9 +2,11 @@ package shard
 
 import (
 	"encoding/binary"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/slots"
 )
 
 // The append-only file as a shard sees it. actors/aof implements the
@@ -154,4 +156,46 @@ func (s *Shard) DropSlotLogged(slot int) int {
 		s.aofFlushSlots([]int{slot})
 	}
 	return s.DropSlot(slot)
+}
+
+// RecordChunk is one turn's output of RecordSlots.
+type RecordChunk struct {
+	// B holds framed records (RecordHeader) that recreate the keys.
+	B []byte
+	// Next is the next slot to write; slots.NumSlots when the shard is done.
+	Next int
+	Err  any
+}
+
+// RecordSlots is SaveSlots producing commands instead of RDB records (an
+// AOF base with aof-use-rdb-preamble no): shard i's slots from from on,
+// whole slots at a time until about budget bytes. reply runs in the
+// shard's turn and must not block. Expired keys are left out.
+func (g *Group) RecordSlots(i, from, budget int, reply func(RecordChunk)) {
+	g.Do(i, func(s *Shard) {
+		var ch RecordChunk
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("rewrite panicked")
+					ch.Err = p
+				}
+			}()
+			w := recWriter{}
+			now := nowMS()
+			slot := max(from, s.ID)
+			for ; slot < slots.NumSlots && len(w.b) < budget; slot += s.n {
+				if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+					ks.ForEach(func(e *keyspace.Entry) bool {
+						if e.Expire == 0 || e.Expire > now {
+							w.entry(slot, e)
+						}
+						return true
+					})
+				}
+			}
+			ch.B, ch.Next = w.b, min(slot, slots.NumSlots)
+		}()
+		reply(ch)
+	})
 }

@@ -157,7 +157,7 @@ func compatDirectives() []*directive {
 		intD("auto-aof-rewrite-percentage", "100", 0, intMax, 0),
 		intD("auto-aof-rewrite-min-size", "64mb", 0, longMax, memory),
 		boolD("aof-load-truncated", "yes", 0),
-		boolD("aof-use-rdb-preamble", "yes", c),
+		boolD("aof-use-rdb-preamble", "yes", 0),
 		boolD("aof-timestamp-enabled", "no", c),
 		boolD("aof-rewrite-incremental-fsync", "yes", c),
 		intD("latency-monitor-threshold", "0", 0, longMax, c),
