@@ -340,6 +340,9 @@ func (m *Manager) waitRewrite() {
 func (m *Manager) Stop() {
 	m.stopOnce.Do(func() {
 		close(m.stop)
+		if m.Enabled() {
+			m.log.Info().Msg("Calling fsync() on the AOF file.")
+		}
 		m.Disable()
 	})
 }

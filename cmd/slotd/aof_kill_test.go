@@ -111,3 +111,27 @@ func TestAOFCorruptMiddleStopsStartup(t *testing.T) {
 	assert.NotZero(t, exit.ExitCode())
 	assert.Contains(t, out, "appendonly.aof.1.s0.incr.aof at offset "+strconv.Itoa(len(set)))
 }
+
+// SIGTERM with appendonly yes: the AOF is flushed and closed, and a
+// restart (still in cluster mode) has every write.
+func TestAOFSigtermRestart(t *testing.T) {
+	ctx := context.Background()
+	port := freePorts(t, 1)
+	dir := t.TempDir()
+	p := startProc(t, port, dir, "--appendonly", "yes", "--loglevel", "notice")
+	c := p.client(2)
+	defer c.Close()
+	require.NoError(t, c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err())
+	eventually(t, 10*time.Second, func() bool { return clusterInfo(c)["cluster_state"] == "ok" }, "cluster ok")
+	for i := 0; i < 100; i++ {
+		require.NoError(t, c.RPush(ctx, "list", i).Err())
+	}
+	p.stop()
+	assert.Contains(t, p.output(), "Calling fsync() on the AOF file.")
+	p2 := startProc(t, port, dir, "--appendonly", "yes")
+	c2 := p2.client(2)
+	defer c2.Close()
+	eventually(t, 10*time.Second, func() bool { return clusterInfo(c2)["cluster_state"] == "ok" }, "cluster ok")
+	assert.Equal(t, int64(100), c2.LLen(ctx, "list").Val())
+	assert.Equal(t, "99", c2.LIndex(ctx, "list", -1).Val())
+}
