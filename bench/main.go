@@ -31,6 +31,11 @@
 //	go run ./bench [-n 200000] [-rounds 3] [-pipelines 1,16] [-clients 50]
 //	    [-tests get,set] [-shard-actors K] [-cpu-pin] [-out FILE]
 //	    [-slotd PATH | -slotd-cmd "CMD ... {port} ..."] [-redis PATH]
+//	    [-appendfsync always|everysec|no]
+//
+// -appendfsync runs both servers with appendonly yes and that policy, each
+// with its own data dir (SET throughput with the AOF on, e.g.
+// go run ./bench -tests set -appendfsync always).
 //
 // Only 127.0.0.1 is ever used.
 package main
