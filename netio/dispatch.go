@@ -124,6 +124,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 // execute runs a resolved command: on the loop, in its shard, or fanned
 // out. inTx marks commands replayed by EXEC.
 func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte, inTx bool) {
+	s.deliverBefore(cl, spec.Name) // batched PUBLISHes first (pubsub_batch.go)
 	if s.Cluster == nil && spec.Parent != nil && spec.Parent.Name == "cluster" {
 		// Redis checks this when CLUSTER runs, after lookup and arity.
 		s.replyErr(g, errClusterDisabled)

@@ -21,7 +21,9 @@ import (
 // the subscriber's pending push buffer and its loop is asked to flush; the
 // flush appends the pushes behind every reply already queued, so a push
 // never lands inside a pipelined reply sequence and never overtakes the
-// reply of a command that ran before it was published.
+// reply of a command that ran before it was published. A connection's
+// PUBLISHes are delivered in batches (pubsub_batch.go); a RESP3 publisher's
+// own copies go into its reply, before the count, as in Redis.
 func init() {
 	ps := []string{"pubsub", "noscript", "loading", "stale"}
 	cats := []string{"pubsub", "slow"}
@@ -86,9 +88,10 @@ type pubsubConn struct {
 	// mu guards the pending pushes written by publishers on any goroutine.
 	mu     sync.Mutex
 	push   []byte
-	back   []byte // the buffer last written, reused for push; loop only
-	dead   bool   // over the output limit: drop further pushes, close
-	queued bool   // in its loop's loopPush list
+	back   []byte   // the buffer last written, reused for push; loop only
+	batch  pubBatch // PUBLISHes of this connection not yet delivered; loop only
+	dead   bool     // over the output limit: drop further pushes, close
+	queued bool     // in its loop's loopPush list
 	// pending and soft mirror "push or dead" and "softAt != 0" so that a
 	// flush with nothing to do costs two atomic loads, not a lock.
 	pending atomic.Bool
@@ -308,8 +311,12 @@ func (s *Server) routeShardChannels(x *Ctx) bool {
 	return true
 }
 
+// cmdPublish answers with the receivers it reaches now and batches the
+// delivery (pubsub_batch.go).
 func cmdPublish(x *Ctx) {
-	n := x.S.publishLocal(psChannel, x.Args[1], x.Args[2])
+	n := x.S.receivers(x.Args[1])
+	selfDeliver(x, psChannel)
+	x.C.ps.batch.add(x.Args[1], x.Args[2])
 	if x.S.PublishHook != nil {
 		x.S.PublishHook(x.Args[1], x.Args[2])
 	}
@@ -320,7 +327,8 @@ func cmdSPublish(x *Ctx) {
 	if !x.S.routeShardChannels(x) {
 		return
 	}
-	n := x.S.publishLocal(psShard, x.Args[1], x.Args[2])
+	selfDeliver(x, psShard)
+	n := x.S.publishLocal(psShard, x.Args[1], x.Args[2], x.C)
 	if x.S.SPublishHook != nil {
 		x.S.SPublishHook(x.Args[1], x.Args[2])
 	}
@@ -331,13 +339,13 @@ func cmdSPublish(x *Ctx) {
 // shard goroutine).
 func (s *Server) publishFromScript(channel, msg []byte, sharded bool) int64 {
 	if sharded {
-		n := s.publishLocal(psShard, channel, msg)
+		n := s.publishLocal(psShard, channel, msg, nil)
 		if s.SPublishHook != nil {
 			s.SPublishHook(channel, msg)
 		}
 		return int64(n)
 	}
-	n := s.publishLocal(psChannel, channel, msg)
+	n := s.publishLocal(psChannel, channel, msg, nil)
 	if s.PublishHook != nil {
 		s.PublishHook(channel, msg)
 	}
@@ -346,17 +354,18 @@ func (s *Server) publishFromScript(channel, msg []byte, sharded bool) int64 {
 
 // DeliverPublish delivers a message that arrived from another node over
 // the cluster bus to this node's channel and pattern subscribers.
-func (s *Server) DeliverPublish(channel, msg []byte) { s.publishLocal(psChannel, channel, msg) }
+func (s *Server) DeliverPublish(channel, msg []byte) { s.publishLocal(psChannel, channel, msg, nil) }
 
 // DeliverSPublish delivers a shard-channel message replicated from the
 // slot's primary (the hook replication calls on replicas).
-func (s *Server) DeliverSPublish(channel, msg []byte) { s.publishLocal(psShard, channel, msg) }
+func (s *Server) DeliverSPublish(channel, msg []byte) { s.publishLocal(psShard, channel, msg, nil) }
 
 // publishLocal pushes msg to this node's subscribers of channel (and, for
 // plain channels, of matching patterns); it returns how many received it.
 // The message is encoded once and its bytes appended to every subscriber's
 // pending pushes.
-func (s *Server) publishLocal(kind int, channel, msg []byte) int {
+// except is a publisher that got its own copy already (selfDeliver).
+func (s *Server) publishLocal(kind int, channel, msg []byte, except *client) int {
 	r := &s.ps
 	n := 0
 	r.mu.RLock()
@@ -366,9 +375,11 @@ func (s *Server) publishLocal(kind int, channel, msg []byte) int {
 			verb = "smessage"
 		}
 		m := getPushMsg()
-		m.encode(verb, nil, channel, msg)
+		m.add(verb, nil, channel, msg)
 		for _, cl := range l.list {
-			cl.queueEncoded(m.b)
+			if cl != except {
+				cl.queueEncoded(m)
+			}
 		}
 		n += len(l.list)
 		putPushMsg(m)
@@ -382,9 +393,12 @@ func (s *Server) publishLocal(kind int, channel, msg []byte) int {
 			if m == nil {
 				m = getPushMsg()
 			}
-			m.encode("pmessage", []byte(pat), channel, msg)
+			m.reset()
+			m.add("pmessage", []byte(pat), channel, msg)
 			for _, cl := range l.list {
-				cl.queueEncoded(m.b)
+				if cl != except {
+					cl.queueEncoded(m)
+				}
 			}
 			n += len(l.list)
 		}
@@ -396,9 +410,37 @@ func (s *Server) publishLocal(kind int, channel, msg []byte) int {
 	return n
 }
 
-// pushMsg is one message encoded as a RESP2 array; the RESP3 push form
-// differs only in its first byte ('>' for '*').
-type pushMsg struct{ b []byte }
+// selfDeliver writes a RESP3 publisher's own copies of its message into its
+// reply, before the PUBLISH's count, where Redis puts them; the fan-out
+// skips it. (A RESP2 client cannot publish while subscribed.)
+func selfDeliver(x *Ctx, kind int) {
+	cl := x.C
+	if cl.proto < 3 || !cl.subscribed() {
+		return
+	}
+	ch, msg := x.Args[1], x.Args[2]
+	verb := "message"
+	if kind == psShard {
+		verb = "smessage"
+	}
+	if _, ok := cl.ps.subs[kind][string(ch)]; ok {
+		encodeMessage(x.W, verb, nil, ch, msg)
+	}
+	if kind == psChannel {
+		for pat := range cl.ps.subs[psPattern] {
+			if keyspace.Match([]byte(pat), ch, false) {
+				encodeMessage(x.W, "pmessage", []byte(pat), ch, msg)
+			}
+		}
+	}
+}
+
+// pushMsg is a run of messages encoded as RESP2 arrays; the RESP3 push
+// form differs only in the first byte of each ('>' for '*').
+type pushMsg struct {
+	b      []byte
+	starts []int
+}
 
 var pushMsgPool = sync.Pool{New: func() any { return &pushMsg{} }}
 
@@ -406,13 +448,17 @@ func getPushMsg() *pushMsg { return pushMsgPool.Get().(*pushMsg) }
 
 func putPushMsg(m *pushMsg) {
 	if cap(m.b) <= 64<<10 {
-		m.b = m.b[:0]
+		m.reset()
 		pushMsgPool.Put(m)
 	}
 }
 
-func (m *pushMsg) encode(kind string, pattern, channel, msg []byte) {
-	w := resp.Writer{B: m.b[:0], Proto: 2}
+func (m *pushMsg) reset() { m.b, m.starts = m.b[:0], m.starts[:0] }
+
+// add appends one message to the run.
+func (m *pushMsg) add(kind string, pattern, channel, msg []byte) {
+	m.starts = append(m.starts, len(m.b))
+	w := resp.Writer{B: m.b, Proto: 2}
 	encodeMessage(&w, kind, pattern, channel, msg)
 	m.b = w.B
 }
@@ -435,9 +481,9 @@ func encodeMessage(w *resp.Writer, kind string, pattern, channel, msg []byte) {
 	w.Bulk(msg)
 }
 
-// queueEncoded queues a message encoded as a RESP2 array (see pushMsg) for
-// cl: a plain append under the client's lock, the hot path of PUBLISH.
-func (cl *client) queueEncoded(b []byte) {
+// queueEncoded queues a run of encoded messages (see pushMsg) for cl: a
+// plain append under the client's lock, the hot path of PUBLISH.
+func (cl *client) queueEncoded(m *pushMsg) {
 	p := &cl.ps
 	p.mu.Lock()
 	if p.dead {
@@ -445,9 +491,11 @@ func (cl *client) queueEncoded(b []byte) {
 		return
 	}
 	at := len(p.push)
-	p.push = append(p.push, b...)
+	p.push = append(p.push, m.b...)
 	if cl.hasFlag(clientFlagResp3) {
-		p.push[at] = '>'
+		for _, st := range m.starts {
+			p.push[at+st] = '>'
+		}
 	}
 	cl.pushed()
 }

@@ -56,3 +56,29 @@ func TestPubSubFanOutWithLeavers(t *testing.T) {
 	require.Equal(t, "+PONG\r\n", ws[0].do("PING"))
 	require.Equal(t, "+PONG\r\n", ws[5].do("PING"))
 }
+
+// A RESP3 client publishing to its own subscriptions gets its copies
+// before the PUBLISH count, and a pipelined UNSUBSCRIBE after a PUBLISH
+// does not lose the message. Bytes captured from redis-server 7.0.15.
+func TestPubSubSelfDeliveryOrder(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	w := dialWire(t, n.Addr)
+	w.do("HELLO", "3")
+	w.write("*2\r\n$10\r\nSSUBSCRIBE\r\n$1\r\na\r\n*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\na*\r\n*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n")
+	got := ""
+	for i := 0; i < 3; i++ {
+		got += w.read()
+	}
+	require.Equal(t, ">3\r\n$10\r\nssubscribe\r\n$1\r\na\r\n:1\r\n>3\r\n$10\r\npsubscribe\r\n$2\r\na*\r\n:1\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:2\r\n", got)
+	w.write("*3\r\n$8\r\nSPUBLISH\r\n$1\r\na\r\n$1\r\nm\r\n*3\r\n$7\r\nPUBLISH\r\n$1\r\na\r\n$1\r\np\r\n" +
+		"*2\r\n$11\r\nUNSUBSCRIBE\r\n$1\r\na\r\n*3\r\n$7\r\nPUBLISH\r\n$1\r\na\r\n$2\r\np2\r\n")
+	got = ""
+	for i := 0; i < 8; i++ {
+		got += w.read()
+	}
+	require.Equal(t, ">3\r\n$8\r\nsmessage\r\n$1\r\na\r\n$1\r\nm\r\n:1\r\n"+
+		">3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\np\r\n>4\r\n$8\r\npmessage\r\n$2\r\na*\r\n$1\r\na\r\n$1\r\np\r\n:2\r\n"+
+		">3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:1\r\n"+
+		">4\r\n$8\r\npmessage\r\n$2\r\na*\r\n$1\r\na\r\n$2\r\np2\r\n:1\r\n", got)
+}

@@ -92,8 +92,9 @@ func TestPubSubRESP3Shapes(t *testing.T) {
 	require.Equal(t, "*4\r\n$1\r\na\r\n:0\r\n$1\r\nb\r\n:0\r\n", w.do("PUBSUB", "NUMSUB", "a", "b"))
 	require.Equal(t, ":0\r\n", w.do("PUBSUB", "NUMPAT"))
 	require.Equal(t, "+PONG\r\n", w.do("PING"))
-	require.Equal(t, ":1\r\n", w.do("SPUBLISH", "a", "m"))
-	require.Equal(t, ">3\r\n$8\r\nsmessage\r\n$1\r\na\r\n$1\r\nm\r\n", w.read())
+	// The publisher's own copy comes before the count, as in Redis.
+	require.Equal(t, ">3\r\n$8\r\nsmessage\r\n$1\r\na\r\n$1\r\nm\r\n", w.do("SPUBLISH", "a", "m"))
+	require.Equal(t, ":1\r\n", w.read())
 	require.Equal(t, "-ERR unknown subcommand 'foo'. Try PUBSUB HELP.\r\n", w.do("PUBSUB", "foo"))
 	require.Equal(t, "+RESET\r\n", w.do("RESET"))
 	require.Equal(t, "*0\r\n", w.do("PUBSUB", "SHARDCHANNELS"))

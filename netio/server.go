@@ -347,6 +347,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		}
 		consumed += n
 	}
+	s.deliverPublishes(cl) // before any reply of the read goes out
 	// Keep the unparsed tail in our own buffer so the next read does not
 	// re-copy a growing gnet cache.
 	if fromQbuf {
