@@ -21,10 +21,11 @@
 // (A,B1,B2 then B2,B1,A) round by round; the table gives median rates and
 // the medians of the per-round ratios B1/A and B2/A.
 //
-// With -cpu-pin (default on 2+ CPUs) primaries run on core 0 and the load
-// generator on core 1 (taskset); the real replica runs where
-// -replica-cpus says (default: unpinned). -cpuprofile DIR makes slotd
-// primaries write a Go CPU profile per run into DIR.
+// With -cpu-pin (default on 2+ CPUs) primaries run on core 0, the load
+// generator and this process (the B2 replica) on core 1 (taskset); the
+// real replica runs where -replica-cpus says (default: any CPU).
+// -cpuprofile DIR makes slotd primaries write a Go CPU profile per run
+// into DIR.
 //
 // Usage (from the module root):
 //
@@ -78,7 +79,7 @@ func main() {
 	flag.StringVar(&o.slotdBin, "slotd", "", "slotd binary (default: build ./cmd/slotd)")
 	flag.StringVar(&o.redisBin, "redis", "redis-server", "redis-server binary")
 	flag.BoolVar(&pin, "cpu-pin", runtime.NumCPU() >= 2, "pin primaries to core 0 and the load generator to core 1")
-	flag.StringVar(&o.replicaCPU, "replica-cpus", "", "taskset CPU list for the B1 replica (empty: unpinned)")
+	flag.StringVar(&o.replicaCPU, "replica-cpus", "", "taskset CPU list for the B1 replica (empty: all CPUs)")
 	flag.StringVar(&o.profileDir, "cpuprofile", "", "directory for slotd primaries' CPU profiles (one per run)")
 	flag.Parse()
 	if err := o.parse(pipelines, tools, scenarios, kinds, pin); err != nil {
@@ -120,6 +121,16 @@ func (o *options) parse(pipelines, tools, scenarios, kinds string, pin bool) err
 			fmt.Println("note: no taskset, running unpinned")
 		} else {
 			o.primaryCPU, o.loadCPU = "0", "1"
+			// This process (the B2 replica) shares the load generator's
+			// core: left unpinned, where the scheduler happens to put it
+			// on a busy machine changed A and B2 rates by 2-4x.
+			out, err := exec.Command("taskset", "-a", "-p", "-c", o.loadCPU, strconv.Itoa(os.Getpid())).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("pinning the bench process: %v\n%s", err, out)
+			}
+			if o.replicaCPU == "" {
+				o.replicaCPU = fmt.Sprintf("0-%d", runtime.NumCPU()-1) // undo the inherited pin
+			}
 		}
 	}
 	return nil
@@ -204,8 +215,13 @@ func run(o *options) error {
 						}
 						m, lines, err := once(o, tmp, k, s, tool, p)
 						for _, l := range lines {
-							if !shown[l] {
-								shown[l] = true
+							// Once per role and load (ports and dirs change per run).
+							role, _, _ := strings.Cut(l, ": ")
+							if strings.HasPrefix(l, "load") {
+								role += fmt.Sprint(k, tool, p)
+							}
+							if !shown[role] {
+								shown[role] = true
 								fmt.Println("  " + l)
 							}
 						}
@@ -312,7 +328,7 @@ func once(o *options, tmp, kind, scenario, tool string, pipeline int) (run measu
 	}
 	jsonOut := filepath.Join(tmp, "memtier.json")
 	argv := loadArgv(o, tool, prim.port, pipeline, jsonOut)
-	lines = append(lines, "load: "+strings.Join(quoted(argv), " "))
+	lines = append(lines, "load ("+kind+" "+scenario+"): "+strings.Join(quoted(argv), " "))
 	cpu0, err := prim.cpu()
 	if err != nil {
 		return run, lines, err
