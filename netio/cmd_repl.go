@@ -110,7 +110,11 @@ func (s *Server) gateCheck(spec *command.Spec) string {
 	if g&GateStaleDeny != 0 && !spec.Stale() {
 		return errMasterDown
 	}
-	if g&GateLoading != 0 && !spec.Loading() {
+	// A full sync keeps the replica loading for its whole transfer, much
+	// longer than Redis's load of a received RDB: the CLUSTER subcommands
+	// stay available meanwhile, so cluster tools (redis-cli --cluster)
+	// keep working against a syncing replica.
+	if g&GateLoading != 0 && !spec.Loading() && !(spec.Parent != nil && spec.Parent.Name == "cluster") {
 		return errLoading
 	}
 	return ""
