@@ -32,6 +32,7 @@
 //	go run ./bench/replica [-rounds 5] [-n 200000] [-clients 50] [-pipelines 1,16]
 //	    [-tools redis-benchmark,memtier] [-scenarios A,B1,B2] [-kinds slotd,redis]
 //	    [-slotd PATH] [-redis PATH] [-cpu-pin] [-replica-cpus LIST] [-cpuprofile DIR]
+//	    [-slotd-args "ARGS"] [-redis-args "ARGS"]
 package main
 
 import (
@@ -57,7 +58,8 @@ type options struct {
 	primaryCPU         string
 	loadCPU            string
 	replicaCPU         string
-	cpuProfile         string // set per run when profiling
+	cpuProfile         string              // set per run when profiling
+	extra              map[string][]string // per kind: directives for its servers
 	profileDir         string
 }
 
@@ -81,7 +83,10 @@ func main() {
 	flag.BoolVar(&pin, "cpu-pin", runtime.NumCPU() >= 2, "pin primaries to core 0 and the load generator to core 1")
 	flag.StringVar(&o.replicaCPU, "replica-cpus", "", "taskset CPU list for the B1 replica (empty: all CPUs)")
 	flag.StringVar(&o.profileDir, "cpuprofile", "", "directory for slotd primaries' CPU profiles (one per run)")
+	slotdArgs := flag.String("slotd-args", "", "extra arguments for every slotd (space-separated, e.g. \"--repl-backlog-size 16kb\")")
+	redisArgs := flag.String("redis-args", "", "extra arguments for every redis-server (space-separated)")
 	flag.Parse()
+	o.extra = map[string][]string{"slotd": strings.Fields(*slotdArgs), "redis": strings.Fields(*redisArgs)}
 	if err := o.parse(pipelines, tools, scenarios, kinds, pin); err != nil {
 		fatal(err)
 	}

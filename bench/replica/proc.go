@@ -59,6 +59,7 @@ func launch(o *options, kind, tmp, cpus string, extra ...string) (*proc, error) 
 		// wait 5 seconds.
 		argv = append(argv, "--repl-diskless-sync-delay", "0")
 	}
+	argv = append(argv, o.extra[kind]...)
 	argv = append(argv, extra...)
 	p := &proc{kind: kind, port: port, argv: argv, log: filepath.Join(dir, "log"), done: make(chan struct{})}
 	logf, err := os.Create(p.log)
