@@ -7,6 +7,7 @@ package netio
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/slotd/slotd/actors/persist"
@@ -40,6 +41,8 @@ func init() {
 		"    NOFLUSH: the existing database is not removed before load.",
 		"    MERGE: merge the loaded keys (implies NOFLUSH).",
 		"    NOSAVE: the database will be loaded from an existing RDB file."}, -2, debugReload)
+	RegisterDebug("loadaof", []string{"LOADAOF",
+		"    Flush the AOF buffers on disk and reload the AOF in memory."}, 2, debugLoadAOF)
 	RegisterDebug("populate", []string{"POPULATE <count> [<prefix>] [<size>]",
 		"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 		"    it is used instead of the 'key' prefix. These are not propagated to",
@@ -199,6 +202,32 @@ func cmdLastsave(x *Ctx) {
 		return
 	}
 	x.W.Int(x.S.Persist.LastSave())
+}
+
+// debugLoadAOF empties the dataset and replays the AOF (off the loop).
+func debugLoadAOF(x *Ctx) {
+	p := x.S.Persist
+	if p == nil || p.AOF == nil {
+		x.W.Error(errNoPersist)
+		return
+	}
+	log := x.S.Log
+	x.Defer(func(d *Deferred) {
+		go func() {
+			if err := p.AOF.Reload(); err != nil {
+				log.Warn().Err(err).Msg("DEBUG LOADAOF failed")
+				msg := err.Error()
+				if !strings.HasPrefix(msg, "ERR ") {
+					msg = "ERR Error loading the AOF: " + msg
+				}
+				d.W.Error(msg)
+			} else {
+				log.Info().Msg("Append Only File loaded by DEBUG LOADAOF")
+				d.W.OK()
+			}
+			d.Done()
+		}()
+	})
 }
 
 // debugReload saves (unless NOSAVE), empties the shards (unless NOFLUSH or

@@ -150,6 +150,13 @@ func (m *Manager) Open() error {
 	if err != nil {
 		return err
 	}
+	return m.startLogging(found)
+}
+
+// startLogging attaches the logs after a load: to the existing files, or
+// to new ones written by a rewrite when there was no AOF or its layout
+// differs.
+func (m *Manager) startLogging(found bool) error {
 	if found && m.man.shardCount() == m.g.N() {
 		if err := m.attachExisting(); err != nil {
 			return err
@@ -168,6 +175,24 @@ func (m *Manager) Open() error {
 	}
 	m.deleteOrphans()
 	return nil
+}
+
+// Reload is DEBUG LOADAOF: the AOF is fsync'd and closed, the dataset
+// emptied and loaded again from the files. Writes that arrive meanwhile
+// may be lost (Redis blocks the server; this does not).
+func (m *Manager) Reload() error {
+	if !m.Enabled() {
+		return errors.New("ERR the append only file is off (appendonly no)")
+	}
+	m.Disable()
+	done := make(chan struct{})
+	m.g.DropAll(func() { close(done) })
+	<-done
+	found, err := m.load()
+	if err != nil {
+		return err
+	}
+	return m.startLogging(found)
 }
 
 // Start runs the automatic rewrites (auto-aof-rewrite-percentage and

@@ -341,3 +341,19 @@ func TestRESPBase(t *testing.T) {
 	assert.Equal(t, []redis.Z{{Score: -2.5, Member: "m"}}, c2.ZRangeWithScores(ctx, "z", 0, -1).Val())
 	assert.Equal(t, int64(5), c2.DBSize(ctx).Val())
 }
+
+func TestDebugLoadAOF(t *testing.T) {
+	n := nodetest.Start(t, "appendonly", "yes", "enable-debug-command", "yes")
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	require.NoError(t, c.Incr(ctx, "a").Err())
+	require.NoError(t, c.Do(ctx, "DEBUG", "LOADAOF").Err())
+	assert.Equal(t, "2", c.Get(ctx, "a").Val())
+	assert.Equal(t, int64(1), c.DBSize(ctx).Val())
+	require.NoError(t, c.Incr(ctx, "a").Err(), "logging goes on after the reload")
+	n2 := restart(t, n, "appendonly", "yes", "enable-debug-command", "yes")
+	c2 := n2.Client(t)
+	assert.Equal(t, "3", c2.Get(ctx, "a").Val())
+	require.NoError(t, c2.ConfigSet(ctx, "appendonly", "no").Err())
+	assert.ErrorContains(t, c2.Do(ctx, "DEBUG", "LOADAOF").Err(), "append only file is off")
+}

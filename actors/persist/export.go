@@ -18,6 +18,8 @@ type AOF interface {
 	Rewrite() error
 	// Rewriting reports a rewrite in progress (BGSAVE refuses to start).
 	Rewriting() bool
+	// Reload is DEBUG LOADAOF.
+	Reload() error
 }
 
 // AppendHeader appends an RDB file's header: magic, version, aux fields,
