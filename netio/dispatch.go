@@ -59,7 +59,8 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 	if errMsg == "" && spec.Barrier && !cl.multi && (len(g.used) > 0 || len(cl.queue) > 0) {
 		return false
 	}
-	if errMsg == "" && spec.ScriptCache && !cl.multi && !s.scriptInOrder(cl, g, spec, args) {
+	if errMsg == "" && (g.isolated || spec.ScriptCache || spec.Isolated || spec.TxControl || cl.isolatedInFlight()) &&
+		!s.pipelineOrder(cl, g, spec, args) {
 		return false
 	}
 	if errMsg == "" && s.postpones(cl, spec) {

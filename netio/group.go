@@ -32,6 +32,8 @@ type group struct {
 	// scriptShard is 1 + the shard of the group's EVAL-family commands, 0
 	// when there is none (see scriptInOrder).
 	scriptShard int
+	// isolated: the group holds an Isolated command (see pipelineOrder).
+	isolated bool
 }
 
 // txInfo is an EXEC reply: an array header (or a null array when WATCH
@@ -102,6 +104,7 @@ func (g *group) release() {
 	g.splits = g.splits[:0]
 	g.txs = g.txs[:0]
 	g.scriptShard = 0
+	g.isolated = false
 	g.deferred = g.deferred[:0]
 	g.cl = nil
 	groupPool.Put(g)

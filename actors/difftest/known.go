@@ -43,16 +43,6 @@ func knownEndsChunk(c Cmd) bool {
 }
 
 var knownReplyDiffs = []knownDiff{
-	{
-		name: "scan-in-transaction-ends-early",
-		why: "SCAN 0 queued in a transaction (EXEC) can answer cursor 0 with no keys, claiming the " +
-			"iteration is over though keys exist (seen in a transaction of keyless commands only, followed " +
-			"by more pipelined commands); outside MULTI SCAN is right",
-		match: func(c Cmd, a, b *Reply) bool {
-			return c.Name() == "SCAN" && scanPageShape(a) == "" && scanPageShape(b) == "" &&
-				a.Elems[0].Str == "0" && len(a.Elems[1].Elems) == 0 && len(b.Elems[1].Elems) > 0
-		},
-	},
 }
 
 // scriptOf returns the library script an EVAL* command runs (zero if none).

@@ -664,3 +664,37 @@ func TestKeysClusterMode(t *testing.T) {
 	assert.Equal(t, int64(0), rdb.DBSize(keysCtx).Val())
 	keysCountsRight(t, n, rdb)
 }
+
+// TestScanPipelinedOrder: SCAN reads other shard actors' key counts, so in
+// a pipeline it must see the writes sent before it and none sent after,
+// also when it is queued in a transaction.
+func TestScanPipelinedOrder(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "4")
+	c := n.Client(t)
+	ctx := context.Background()
+	k := scrKey("late", 3, 4, -1) // walked after actor 0, where SCAN 0 starts
+	for i := 0; i < 30; i++ {
+		pipe := c.Pipeline()
+		pipe.Set(ctx, k, "v", 0)
+		first := pipe.Scan(ctx, 0, "", 1000)
+		pipe.Del(ctx, k)
+		_, err := pipe.Exec(ctx)
+		require.NoError(t, err)
+		keys, cursor := first.Val()
+		assert.True(t, cursor != 0 || len(keys) == 1, "round %d: SCAN 0 ended the walk before the key: %v %d", i, keys, cursor)
+
+		pipe = c.Pipeline()
+		pipe.Set(ctx, k, "v", 0)
+		pipe.Do(ctx, "MULTI")
+		inTx := pipe.Do(ctx, "SCAN", "0", "COUNT", "1000")
+		exec := pipe.Do(ctx, "EXEC")
+		pipe.Del(ctx, k)
+		_, err = pipe.Exec(ctx)
+		require.NoError(t, err)
+		require.NoError(t, inTx.Err())
+		page, ok := exec.Val().([]any)
+		require.True(t, ok && len(page) == 1, "round %d: %v", i, exec.Val())
+		scan := page[0].([]any)
+		assert.True(t, scan[0] != "0" || len(scan[1].([]any)) == 1, "round %d: SCAN 0 in EXEC ended the walk before the key: %v", i, scan)
+	}
+}

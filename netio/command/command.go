@@ -70,6 +70,10 @@ type Spec struct {
 	// script cache (EVAL, EVALSHA...): a pipeline runs them in order even
 	// when they go to different shard actors.
 	ScriptCache bool
+	// Isolated marks shard commands that read other shard actors' state
+	// (SCAN's walk reads their slot counts): in a pipeline they run with
+	// none of the connection's other commands in flight.
+	Isolated bool
 
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
