@@ -42,8 +42,7 @@ func knownEndsChunk(c Cmd) bool {
 	return false
 }
 
-var knownReplyDiffs = []knownDiff{
-}
+var knownReplyDiffs = []knownDiff{}
 
 // scriptOf returns the library script an EVAL* command runs (zero if none).
 func scriptOf(c Cmd) Script {
