@@ -113,7 +113,14 @@ func startProc(t *testing.T, port int, dir string, extra ...string) *proc {
 	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
 		"--dir", dir, "--save", "", "--cluster-node-timeout", "3000", "--loglevel", "warning"}, extra...)
-	cmd := exec.Command(slotdBinary(t), args...)
+	return launch(t, slotdBinary(t), port, dir, args)
+}
+
+// launch starts a server process (slotd or redis-server) and waits until
+// it answers PING; it is killed at the end of the test.
+func launch(t *testing.T, bin string, port int, dir string, args []string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	p := &proc{t: t, port: port, dir: dir, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
 	cmd.Stdout = &lockedWriter{w: p.log}
 	cmd.Stderr = cmd.Stdout
@@ -128,11 +135,11 @@ func startProc(t *testing.T, port int, dir string, extra ...string) *proc {
 	eventually(t, 20*time.Second, func() bool {
 		select {
 		case <-p.done:
-			t.Fatalf("slotd on %d exited during start-up:\n%s", port, p.output())
+			t.Fatalf("%s on %d exited during start-up:\n%s", bin, port, p.output())
 		default:
 		}
 		return cli.Ping(context.Background()).Err() == nil
-	}, "slotd "+strconv.Itoa(port)+" accepts connections")
+	}, bin+" "+strconv.Itoa(port)+" accepts connections")
 	return p
 }
 

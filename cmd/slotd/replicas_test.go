@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,11 +61,22 @@ func clientFor(addr string) *redis.Client {
 // replica each through redis-cli.
 func createWithReplicas(t *testing.T, n int, extra ...string) ([]*proc, []string) {
 	t.Helper()
+	return createKind(t, "slotd", n, extra...)
+}
+
+// createKind is createWithReplicas for slotd or ("redis") Debian's
+// redis-server.
+func createKind(t *testing.T, kind string, n int, extra ...string) ([]*proc, []string) {
+	t.Helper()
+	start := startProc
+	if kind == "redis" {
+		start = startRedisProc
+	}
 	base := freePorts(t, 2*n)
 	var procs []*proc
 	var addrs []string
 	for i := 0; i < 2*n; i++ {
-		p := startProc(t, base+i, t.TempDir(), extra...)
+		p := start(t, base+i, t.TempDir(), extra...)
 		procs = append(procs, p)
 		addrs = append(addrs, p.addr())
 	}
@@ -266,23 +275,9 @@ func infoMap(c *redis.Client, section string) map[string]string {
 // startProc starts slotd.
 func startRedisProc(t *testing.T, port int, dir string, extra ...string) *proc {
 	t.Helper()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-		"--dir", dir, "--save", "", "--appendonly", "no", "--cluster-node-timeout", "3000", "--loglevel", "warning"},
-		extra...)
-	cmd := exec.Command("redis-server", args...)
-	p := &proc{t: t, port: port, dir: dir, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
-	cmd.Stdout = &lockedWriter{w: p.log}
-	cmd.Stderr = cmd.Stdout
-	require.NoError(t, cmd.Start())
-	go func() {
-		_ = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() { p.kill() })
-	cli := p.client(2)
-	defer cli.Close()
-	eventually(t, 20*time.Second, func() bool { return cli.Ping(bg).Err() == nil }, "redis-server up")
-	return p
+	return launch(t, "redis-server", port, dir, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--cluster-enabled", "yes", "--dir", dir, "--save", "", "--appendonly", "no", "--cluster-node-timeout", "3000",
+		"--loglevel", "warning"}, extra...))
 }
 
 // failoverRun is one kill -9 measurement.
@@ -298,24 +293,7 @@ type failoverRun struct {
 // is restarted and must come back as a replica of the new primary.
 func measureFailover(t *testing.T, kind string, rejoin bool) failoverRun {
 	t.Helper()
-	start := startProc
-	if kind == "redis" {
-		start = startRedisProc
-	}
-	base := freePorts(t, 6)
-	var procs []*proc
-	var addrs []string
-	for i := 0; i < 6; i++ {
-		p := start(t, base+i, t.TempDir(), "--cluster-node-timeout", "2000")
-		procs = append(procs, p)
-		addrs = append(addrs, p.addr())
-	}
-	out, err := run(t, 90*time.Second, "redis-cli", append(append([]string{"--cluster", "create"}, addrs...),
-		"--cluster-replicas", "1", "--cluster-yes")...)
-	require.NoError(t, err, out)
-	waitClusterOK(t, 30*time.Second, procs...)
-	waitReplicasUp(t, 3, addrs[0])
-
+	procs, addrs := createKind(t, kind, 3, "--cluster-node-timeout", "2000")
 	seed := clientFor(addrs[0])
 	defer seed.Close()
 	tp := readTopology(t, seed)
@@ -507,23 +485,7 @@ func TestDebugSleepFailover(t *testing.T) {
 	}
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
-			start := startProc
-			if kind == "redis" {
-				start = startRedisProc
-			}
-			base := freePorts(t, 6)
-			var addrs []string
-			var procs []*proc
-			for i := 0; i < 6; i++ {
-				p := start(t, base+i, t.TempDir(), "--cluster-node-timeout", "2000", "--enable-debug-command", "local")
-				procs = append(procs, p)
-				addrs = append(addrs, p.addr())
-			}
-			out, err := run(t, 90*time.Second, "redis-cli", append(append([]string{"--cluster", "create"}, addrs...),
-				"--cluster-replicas", "1", "--cluster-yes")...)
-			require.NoError(t, err, out)
-			waitClusterOK(t, 30*time.Second, procs...)
-			waitReplicasUp(t, 3, addrs[0])
+			procs, addrs := createKind(t, kind, 3, "--cluster-node-timeout", "2000", "--enable-debug-command", "local")
 			seed := clientFor(addrs[0])
 			defer seed.Close()
 			tp := readTopology(t, seed)
