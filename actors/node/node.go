@@ -119,6 +119,17 @@ func Start(cfg *config.Config) (*Node, error) {
 		return nil, err
 	}
 	n.Persist.Start()
+	// FLUSHALL with save rules writes the empty dataset at once, so a
+	// restart cannot bring the flushed keys back from an older dump.rdb.
+	n.Server.Shards().OnFlushAll = func() {
+		if n.Persist.ShouldSaveOnShutdown() {
+			go func() {
+				if err := n.Persist.SaveWait(); err != nil {
+					n.Log.Warn().Err(err).Msg("Saving the dataset after FLUSHALL failed")
+				}
+			}()
+		}
+	}
 	n.AOF.Start()
 	n.stops = append(n.stops, n.Persist.Stop, n.AOF.Stop)
 	n.clusterRepl.start()

@@ -157,3 +157,28 @@ func TestDebugPopulate(t *testing.T) {
 			"ERR unknown subcommand or wrong number of arguments for 'POPULATE'. Try DEBUG HELP.")
 	}
 }
+
+// FLUSHALL with save rules writes the empty dataset right away (Redis
+// does it before replying): LASTSAVE moves, nothing is left to save, and a
+// node killed before any save rule fires does not get the flushed keys
+// back from the older dump.rdb.
+func TestFlushAllSavesWithSaveRules(t *testing.T) {
+	n := nodetest.Start(t, "save", "3600 1000")
+	c := n.Client(t)
+	for i := 0; i < 100; i++ {
+		require.NoError(t, c.Set(ctx, "k"+strconv.Itoa(i), i, 0).Err())
+	}
+	require.NoError(t, c.Save(ctx).Err())
+	before := c.LastSave(ctx).Val()
+	require.NoError(t, c.FlushAll(ctx).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		info := c.Info(ctx, "persistence").Val()
+		return strings.Contains(info, "rdb_changes_since_last_save:0") && c.LastSave(ctx).Val() >= before &&
+			!strings.Contains(info, "rdb_bgsave_in_progress:1")
+	}, "FLUSHALL saved the empty dataset")
+	require.Error(t, c.Do(ctx, "SHUTDOWN", "NOSAVE").Err())
+	require.NoError(t, n.Wait())
+
+	n2 := nodetest.Start(t, "dir", n.Dir)
+	assert.Equal(t, int64(0), n2.Client(t).DBSize(ctx).Val(), "flushed keys came back")
+}

@@ -21,6 +21,7 @@ package shard
 // reads another actor's keyspaces, it returns a cursor pointing there.
 
 import (
+	"strings"
 	"bytes"
 	"math"
 	"math/rand/v2"
@@ -460,12 +461,20 @@ func cmdFlushPart(c *Call) {
 	if len(flushed) > 0 {
 		c.PropagateStrings(append([]string{FlushSlots}, flushed...)...)
 	}
+	if c.S.ID == 0 && strings.EqualFold(string(c.Args[0]), "flushall") {
+		c.Result(c.S.group.OnFlushAll)
+	}
 }
 
-func mergeFlush(w *resp.Writer, args [][]byte, _ []any) {
+func mergeFlush(w *resp.Writer, args [][]byte, parts []any) {
 	if msg := flushArgsErr(args); msg != "" {
 		w.Error(msg)
 		return
+	}
+	for _, p := range parts {
+		if fn, ok := p.(func()); ok && fn != nil {
+			fn() // FLUSHALL: the node's follow-up (an empty snapshot)
+		}
 	}
 	w.OK()
 }

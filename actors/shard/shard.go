@@ -407,6 +407,11 @@ type Group struct {
 	ReplicaReadOnly atomic.Bool
 	// NoActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: only lazy expiry.
 	NoActiveExpire atomic.Bool
+	// OnFlushAll, when set before serving, runs on the event loop after
+	// every successful FLUSHALL, before its reply is written (the node saves
+	// the now empty dataset when save rules exist, as Redis does). It must
+	// not block.
+	OnFlushAll func()
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.
