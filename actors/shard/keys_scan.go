@@ -21,11 +21,11 @@ package shard
 // reads another actor's keyspaces, it returns a cursor pointing there.
 
 import (
-	"strings"
 	"bytes"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/netio/command"
