@@ -73,6 +73,7 @@ type Server struct {
 	clients   map[int64]*client
 	ready     chan struct{}
 	stopped   chan struct{}
+	serving   atomic.Bool // Serve was called
 	stopOnce  sync.Once
 	stopCalls sync.Once
 	runID     string
@@ -197,6 +198,7 @@ func (s *Server) Serve(addrs ...string) error {
 		return fmt.Errorf("no listen address")
 	}
 	s.addr = addrs[0]
+	s.serving.Store(true)
 	var err error
 	if len(addrs) == 1 {
 		err = gnet.Run(s, addrs[0], opts...)
@@ -213,6 +215,11 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 // Stop shuts the listeners and actors down.
 func (s *Server) Stop() {
 	s.stopCalls.Do(func() {
+		if !s.serving.Load() {
+			// Start-up stopped before Serve: no engine to wait for.
+			s.shards.Stop()
+			return
+		}
 		// gnet's Engine.Stop polls every 500 ms for the loops to end; Serve
 		// returns as soon as they have, so wait for that instead.
 		go func() {
