@@ -9,11 +9,53 @@ const maxLevel = 32
 // Node is one member of a sorted set. Nodes stay valid (as Go values) after
 // deletion, but their links do not.
 type Node struct {
-	member string
+	// score and lv come first: a search reads them on every hop.
 	score  float64
-	prev   *Node // level-0 predecessor; nil for the first node
-	lv     []link
-	one    [1]link // lv's storage for the 3 in 4 nodes that have one level
+	lv     []link // in the same allocation as the node (see newNode)
+	prev   *Node  // level-0 predecessor; nil for the first node
+	member string
+}
+
+// Nodes with their links in one allocation, by height class: a hop then
+// touches one object instead of the node and a separate link array.
+type (
+	node1 struct {
+		Node
+		l [1]link
+	}
+	node2 struct {
+		Node
+		l [2]link
+	}
+	node4 struct {
+		Node
+		l [4]link
+	}
+	nodeMax struct {
+		Node
+		l [maxLevel]link
+	}
+)
+
+// newNode allocates a node of height h.
+func newNode(h int) *Node {
+	switch {
+	case h == 1:
+		x := &node1{}
+		x.lv = x.l[:]
+		return &x.Node
+	case h == 2:
+		x := &node2{}
+		x.lv = x.l[:]
+		return &x.Node
+	case h <= 4:
+		x := &node4{}
+		x.lv = x.l[:h]
+		return &x.Node
+	}
+	x := &nodeMax{}
+	x.lv = x.l[:h]
+	return &x.Node
 }
 
 // link is a forward pointer with its span: how many level-0 steps it jumps
@@ -49,7 +91,7 @@ type skiplist struct {
 }
 
 func (sl *skiplist) init() {
-	sl.head.lv = sl.head.one[:]
+	sl.head.lv = make([]link, 1)
 	sl.level = 1
 }
 
@@ -69,6 +111,15 @@ func randomLevel() int {
 
 // insert adds a node for (score, member); the member must be absent.
 func (sl *skiplist) insert(score float64, member string) *Node {
+	n := newNode(randomLevel())
+	n.score, n.member = score, member
+	sl.link(n)
+	return n
+}
+
+// link puts node n, whose height is len(n.lv), at its place in the order.
+func (sl *skiplist) link(n *Node) {
+	score, member := n.score, n.member
 	var path [maxLevel]*Node // rightmost node before the new one, per level
 	var pos [maxLevel]int    // rank of path[i]
 	x := &sl.head
@@ -84,7 +135,8 @@ func (sl *skiplist) insert(score float64, member string) *Node {
 		}
 		path[i], pos[i] = x, r
 	}
-	h := randomLevel()
+	h := len(n.lv)
+	n.prev = nil
 	if h > len(sl.head.lv) {
 		sl.head.lv = append(sl.head.lv, make([]link, h-len(sl.head.lv))...)
 	}
@@ -94,12 +146,6 @@ func (sl *skiplist) insert(score float64, member string) *Node {
 	}
 	if h > sl.level {
 		sl.level = h
-	}
-	n := &Node{member: member, score: score}
-	if h == 1 {
-		n.lv = n.one[:]
-	} else {
-		n.lv = make([]link, h)
 	}
 	for i := 0; i < h; i++ {
 		p := path[i]
@@ -119,7 +165,6 @@ func (sl *skiplist) insert(score float64, member string) *Node {
 		sl.tail = n
 	}
 	sl.n++
-	return n
 }
 
 // findPath fills path with the rightmost node before (score, member) on each

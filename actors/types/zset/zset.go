@@ -92,7 +92,7 @@ func (z *ZSet) AddString(member string, score float64) *Node {
 }
 
 // SetScore moves n to a new score and returns the node now holding the
-// member (n itself when its position in the order did not change).
+// member (n itself: a node that moves is unlinked and linked again).
 func (z *ZSet) SetScore(n *Node, score float64) *Node {
 	score = z.norm(score)
 	if (n.prev == nil || precedes(n.prev, score, n.member)) &&
@@ -100,10 +100,12 @@ func (z *ZSet) SetScore(n *Node, score float64) *Node {
 		n.score = score // still between its neighbours
 		return n
 	}
-	z.sl.remove(n.score, n.member)
-	nn := z.sl.insert(score, n.member)
-	z.dict.SetString(nn.member, nn)
-	return nn
+	var path [maxLevel]*Node
+	z.sl.findPath(n.score, n.member, &path)
+	z.sl.unlink(n, &path)
+	n.score = score
+	z.sl.link(n)
+	return n
 }
 
 // Delete removes member and reports whether it was present.

@@ -294,3 +294,25 @@ func BenchmarkZSetAdd(b *testing.B) {
 		z.Add(keys[i], r.Float64())
 	}
 }
+
+// BenchmarkZSetUpdate is redis-benchmark's ZADD: random members of a
+// 100000-member set get random integer scores (mostly moves).
+func BenchmarkZSetUpdate(b *testing.B) {
+	const n = 100000
+	z := New(false)
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("element:%012d", i))
+		z.Add(keys[i], float64(r.IntN(n)))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := keys[r.IntN(n)]
+		if nd := z.Get(k); nd != nil {
+			z.SetScore(nd, float64(r.IntN(n)))
+		} else {
+			z.Add(k, float64(r.IntN(n)))
+		}
+	}
+}
