@@ -246,7 +246,7 @@ func cmdShutdown(x *Ctx) {
 	x.Defer(func(d *Deferred) {
 		go func() {
 			s.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
-			if err := p.SaveWait(); err != nil && !force {
+			if err := p.FinalSave(); err != nil && !force {
 				s.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
 				d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 				d.Done()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +106,18 @@ func Start(cfg *config.Config) (*Node, error) {
 	// a partial dataset.
 	n.Persist = persist.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "persist").Logger())
 	n.Server.Persist = n.Persist
+	// A replica's final snapshot records its replication id and offsets;
+	// loaded back, they let it continue with a partial resync.
+	n.Persist.ReplState = n.Repl.FrozenState
+	n.Persist.OnReplState = func(id string, offs []int64) {
+		if n.Repl.Restore(id, offs) {
+			n.Log.Info().Str("replid", id).Msg("Restored the replication id and offsets of the snapshot: a partial resync will be attempted")
+		}
+	}
+	n.Persist.Freeze = func() func() {
+		n.Repl.Freeze()
+		return n.Repl.Resume
+	}
 	// With appendonly yes the AOF is the dataset and dump.rdb is not read,
 	// as in Redis.
 	n.AOF = aof.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
@@ -133,6 +146,13 @@ func Start(cfg *config.Config) (*Node, error) {
 	n.AOF.Start()
 	n.stops = append(n.stops, n.Persist.Stop, n.AOF.Stop)
 	n.clusterRepl.start()
+	// The replicaof directive starts replication once the data is loaded,
+	// from the snapshot's replication state if it had one.
+	if ro := strings.Fields(cfg.String("replicaof")); len(ro) == 2 && !cfg.Bool("cluster-enabled") {
+		if port, err := strconv.Atoi(ro[1]); err == nil {
+			n.Repl.StartReplicaOf(ro[0], port)
+		}
+	}
 	n.Log.Info().Msg("Server initialized")
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()
@@ -157,7 +177,7 @@ func Start(cfg *config.Config) (*Node, error) {
 func (n *Node) Terminate() error {
 	if n.Persist != nil && n.Persist.ShouldSaveOnShutdown() {
 		n.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
-		if err := n.Persist.SaveWait(); err != nil {
+		if err := n.Persist.FinalSave(); err != nil {
 			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
 			return err
 		}

@@ -1,9 +1,6 @@
 package node
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/repl"
 )
@@ -11,7 +8,7 @@ import (
 // startRepl creates the replication engine (actors/repl) and hands it to
 // the server: REPLICAOF, PSYNC, WAIT, ROLE and INFO replication go to it,
 // and PUBLISH / SPUBLISH (standalone) reach the replicas through it. A
-// replicaof directive makes the node a replica from the start.
+// replicaof directive takes effect once the data is loaded (node.go).
 func startRepl(n *Node) func() {
 	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Server.Shards(), Server: n.Server})
 	n.Repl = m
@@ -24,11 +21,6 @@ func startRepl(n *Node) func() {
 	}
 	if n.Server.SPublishHook == nil {
 		n.Server.SPublishHook = func(ch, msg []byte) { m.Publish(true, ch, msg) }
-	}
-	if ro := strings.Fields(n.Cfg.String("replicaof")); len(ro) == 2 {
-		if port, err := strconv.Atoi(ro[1]); err == nil {
-			m.StartReplicaOf(ro[0], port)
-		}
 	}
 	return m.Stop
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +37,7 @@ func (m *Manager) Load() error {
 		return fmt.Errorf("loading %s: %w", m.Path(), err)
 	}
 	m.lastKeys.Store(int64(n))
+	m.restoreRepl()
 	m.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", n, expired)
 	m.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
@@ -99,11 +102,19 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			}
 			return loaded, expired, nil
 		case rdb.OpAux:
-			if _, err := f.String(); err != nil {
+			k, err := f.String()
+			if err != nil {
 				return fail(err)
 			}
-			if _, err := f.String(); err != nil {
+			v, err := f.String()
+			if err != nil {
 				return fail(err)
+			}
+			if strings.HasPrefix(string(k), auxReplPrefix) {
+				if m.loadedAux == nil {
+					m.loadedAux = map[string]string{}
+				}
+				m.loadedAux[string(k)] = string(v)
 			}
 		case rdb.OpSelectDB:
 			db, err := f.Len()
@@ -176,4 +187,46 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			}
 		}
 	}
+}
+
+// Replication state in a snapshot (a replica's final one): aux fields
+// slotd-repl-id and slotd-repl-offsets (per-shard offsets, comma
+// separated). redis-server ignores aux fields it does not know.
+const (
+	auxReplPrefix  = "slotd-repl-"
+	auxReplID      = auxReplPrefix + "id"
+	auxReplOffsets = auxReplPrefix + "offsets"
+)
+
+func appendReplAux(b []byte, id string, offs []int64) []byte {
+	parts := make([]string, len(offs))
+	for i, o := range offs {
+		parts[i] = strconv.FormatInt(o, 10)
+	}
+	for _, kv := range [][2]string{{auxReplID, id}, {auxReplOffsets, strings.Join(parts, ",")}} {
+		b = append(b, rdb.OpAux)
+		b = rdb.AppendString(b, kv[0], false)
+		b = rdb.AppendString(b, kv[1], false)
+	}
+	return b
+}
+
+// restoreRepl hands the replication state of the loaded file, if any, to
+// OnReplState.
+func (m *Manager) restoreRepl() {
+	aux := m.loadedAux
+	m.loadedAux = nil
+	id, list := aux[auxReplID], aux[auxReplOffsets]
+	if m.OnReplState == nil || id == "" || list == "" {
+		return
+	}
+	var offs []int64
+	for _, p := range strings.Split(list, ",") {
+		o, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || o < 0 {
+			return
+		}
+		offs = append(offs, o)
+	}
+	m.OnReplState(id, offs)
 }

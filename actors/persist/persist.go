@@ -60,10 +60,20 @@ type Manager struct {
 	loading        atomic.Bool
 	// AOF is the append-only file (actors/aof), set by the node; nil
 	// before it is wired.
-	AOF      AOF
-	lastKeys atomic.Int64
-	stop     chan struct{}
-	stopOnce sync.Once
+	AOF AOF
+	// ReplState, when set, tells the snapshot which replication id and
+	// per-shard offsets its data matches (a frozen replica's final
+	// snapshot; ok false otherwise); OnReplState gets them back from a
+	// loaded dump.rdb. Both are set by the node before Load.
+	ReplState   func() (id string, offsets []int64, ok bool)
+	OnReplState func(id string, offsets []int64)
+	// Freeze, when set, stops replication before the final snapshot and
+	// returns what resumes it (FinalSave).
+	Freeze    func() (resume func())
+	loadedAux map[string]string
+	lastKeys  atomic.Int64
+	stop      chan struct{}
+	stopOnce  sync.Once
 }
 
 // New returns a manager for the shards of a node.
@@ -124,6 +134,22 @@ func (m *Manager) SaveWait() error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// FinalSave is the snapshot taken at shutdown: replication is frozen first
+// (a replica's snapshot then records exactly where it stands, see
+// ReplState); if the save fails, the node keeps running and replication
+// resumes.
+func (m *Manager) FinalSave() error {
+	var resume func()
+	if m.Freeze != nil {
+		resume = m.Freeze()
+	}
+	err := m.SaveWait()
+	if err != nil && resume != nil {
+		resume()
+	}
+	return err
 }
 
 // InProgress reports whether a background save runs.
@@ -233,6 +259,11 @@ func (m *Manager) encode(cw *crcWriter) error {
 	// The sizes are hints for the loader's table sizing, read before the
 	// walk; the keys written may differ a little.
 	b := AppendHeader(nil, keys, false)
+	if m.ReplState != nil {
+		if id, offs, ok := m.ReplState(); ok {
+			b = appendReplAux(b, id, offs)
+		}
+	}
 	cw.write(b)
 
 	reply := make(chan shard.SaveChunk, 1)

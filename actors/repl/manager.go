@@ -42,6 +42,7 @@ type Manager struct {
 	waiters  map[*waiter]struct{}
 	link     *link // nil on a primary
 	role     uint64
+	frozen   *frozenState // Freeze before a final snapshot (restart.go)
 
 	opsMu      sync.Mutex
 	ops        []func()
