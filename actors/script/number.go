@@ -2,141 +2,23 @@ package script
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/slotd/slotd/actors/types/cnum"
 )
 
 // Lua 5.1 turns strings into numbers with C's strtod (luaO_str2d), which
 // gopher-lua does not follow: its tonumber refuses "1e3" and "inf", for
 // one. Redis's scripts see the C behaviour, reproduced here.
 
-func isCSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
-
-// hasPrefixFold reports whether s starts with the lower-case word w, in any
-// case.
-func hasPrefixFold(s, w string) bool { return len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) }
-
-// cStrtod is glibc's strtod: it returns the value of the longest number at
-// the start of s (after white space) and where it ends; end is 0 when
-// there is none. Out-of-range values come out as ±Inf or 0, as strtod
-// returns them (Lua ignores errno).
-func cStrtod(s string) (float64, int) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	start := i
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	sign := func(f float64) float64 {
-		if neg {
-			return -f
-		}
-		return f
-	}
-	rest := s[i:]
-	switch {
-	case hasPrefixFold(rest, "infinity"):
-		return sign(math.Inf(1)), i + len("infinity")
-	case hasPrefixFold(rest, "inf"):
-		return sign(math.Inf(1)), i + len("inf")
-	case hasPrefixFold(rest, "nan"):
-		end := i + len("nan")
-		if end < len(s) && s[end] == '(' {
-			j := end + 1
-			for j < len(s) && (isAlnum(s[j]) || s[j] == '_') {
-				j++
-			}
-			if j < len(s) && s[j] == ')' {
-				end = j + 1
-			}
-		}
-		return math.Copysign(math.NaN(), sign(1)), end
-	}
-	if len(rest) > 2 && rest[0] == '0' && (rest[1]|0x20) == 'x' {
-		if f, n := hexFloat(rest[2:]); n > 0 {
-			return sign(f), i + 2 + n
-		}
-	}
-	j := i
-	digits := 0
-	for j < len(s) && isDigit(s[j]) {
-		j++
-		digits++
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && isDigit(s[j]) {
-			j++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return 0, 0
-	}
-	if j < len(s) && (s[j]|0x20) == 'e' {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
-	}
-	f, _ := strconv.ParseFloat(s[start:j], 64) // ±Inf or 0 when out of range
-	return f, j
-}
-
-// hexFloat reads the digits of a hexadecimal float after "0x": hex digits
-// with an optional point, then an optional binary exponent. n is 0 when
-// there is no digit.
-func hexFloat(s string) (float64, int) {
-	j, digits := 0, 0
-	for j < len(s) && isHex(s[j]) {
-		j++
-		digits++
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && isHex(s[j]) {
-			j++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return 0, 0
-	}
-	mant, exp := s[:j], "0"
-	if j < len(s) && (s[j]|0x20) == 'p' {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			exp, j = s[j+1:k], k
-		}
-	}
-	f, _ := strconv.ParseFloat("0x"+mant+"p"+exp, 64)
-	return f, j
-}
-
 // cStrtoul is strtoul(s, base) for base 2..36: white space, a sign (a
 // minus negates in unsigned arithmetic), "0x" for base 16, digits; the
 // value saturates on overflow. end is 0 when no digit was read.
 func cStrtoul(s string, base int) (uint64, int) {
 	i := 0
-	for i < len(s) && isCSpace(s[i]) {
+	for i < len(s) && cnum.IsSpace(s[i]) {
 		i++
 	}
 	neg := false
@@ -185,13 +67,11 @@ func digitVal(c byte) int {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isHex(c byte) bool   { return digitVal(c) < 16 }
-func isAlnum(c byte) bool { return digitVal(c) < 36 }
 
 // onlySpaceLeft reports whether s[end:] is white space only.
 func onlySpaceLeft(s string, end int) bool {
 	for ; end < len(s); end++ {
-		if !isCSpace(s[end]) {
+		if !cnum.IsSpace(s[end]) {
 			return false
 		}
 	}
@@ -210,7 +90,7 @@ func cString(s string) string {
 // constant strtod stopped at, and nothing but white space after.
 func str2d(s string) (float64, bool) {
 	s = cString(s)
-	f, end := cStrtod(s)
+	f, end, _ := cnum.Strtod([]byte(s))
 	if end == 0 {
 		return 0, false
 	}

@@ -326,17 +326,24 @@ func TestDumpRestoreErrorsLikeRedis(t *testing.T) {
 // TestDumpShapedByConfigLikeRedis: rdbcompression and list-max-listpack-size
 // change DUMP payloads on both servers the same way, and the
 // hash/zset/set encoding limits decide restored encodings alike.
-func TestDumpShapedByConfigLikeRedis(t *testing.T) {
+// dumpPair connects to a redis-server and a slotd node; both runs a command
+// on each and requires the same reply, returning it.
+func dumpPair(t *testing.T) (r, s *dumpConn, both func(args ...string) string) {
 	raddr := dumpRedis(t)
 	n := dumpNode(t)
-	r := dumpDial(t, raddr, 2)
-	s := dumpDial(t, n.Addr, 2)
-	both := func(args ...string) string {
+	r = dumpDial(t, raddr, 2)
+	s = dumpDial(t, n.Addr, 2)
+	both = func(args ...string) string {
 		t.Helper()
 		want := r.Do(args...)
 		require.True(t, dumpSame(t, want, s.Do(args...), fmt.Sprintf("%.80q", args)))
 		return want
 	}
+	return r, s, both
+}
+
+func TestDumpShapedByConfigLikeRedis(t *testing.T) {
+	r, s, both := dumpPair(t)
 	var elems []string
 	for i := 0; i < 500; i++ {
 		elems = append(elems, strings.Repeat("e", i%40)+string(rune('a'+i%26)))
@@ -373,16 +380,7 @@ func TestDumpShapedByConfigLikeRedis(t *testing.T) {
 // TestDumpIntsetWidthLikeRedis: an intset keeps the width of the widest
 // member it ever held, in DUMP and through RESTORE and COPY, as in Redis.
 func TestDumpIntsetWidthLikeRedis(t *testing.T) {
-	raddr := dumpRedis(t)
-	n := dumpNode(t)
-	r := dumpDial(t, raddr, 2)
-	s := dumpDial(t, n.Addr, 2)
-	both := func(args ...string) string {
-		t.Helper()
-		want := r.Do(args...)
-		require.True(t, dumpSame(t, want, s.Do(args...), fmt.Sprintf("%.80q", args)))
-		return want
-	}
+	r, s, both := dumpPair(t)
 	for _, wide := range []string{"70000", "-9223372036854775808", "2147483648"} {
 		both("DEL", "{i}a", "{i}b", "{i}c")
 		both("SADD", "{i}a", "1", "-7", wide, "300")
