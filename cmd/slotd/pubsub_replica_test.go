@@ -20,6 +20,24 @@ func TestClusterShardPubSubReplicas(t *testing.T) {
 	needTools(t, "redis-cli")
 	t.Parallel()
 	_, addrs := createWithReplicas(t, 3, "--cluster-node-timeout", "2000")
+	// The client learns the slot map from whichever node it asks first:
+	// wait until every node lists each range's replica.
+	for _, a := range addrs {
+		c := clientFor(a)
+		eventually(t, 20*time.Second, func() bool {
+			ranges, err := c.ClusterSlots(bg).Result()
+			if err != nil || len(ranges) != 3 {
+				return false
+			}
+			for _, r := range ranges {
+				if len(r.Nodes) != 2 {
+					return false
+				}
+			}
+			return true
+		}, "CLUSTER SLOTS of "+a+" lists every replica")
+		_ = c.Close()
+	}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadOnly: true, ReadTimeout: 10 * time.Second})
 	t.Cleanup(func() { _ = cc.Close() })
 
