@@ -44,38 +44,49 @@ func checkInvariants(t *testing.T, ks *Keyspace) {
 	}
 }
 
-// checkIndex verifies that every cell is reachable from its home cell and
-// that the load stays within bounds.
+// checkIndex verifies that every cell is in its table and reachable from its
+// home cell, and that each table's load stays within bounds.
 func checkIndex(t *testing.T, ix *Index) {
 	t.Helper()
-	n := 0
-	mask := uint64(len(ix.cells) - 1)
-	for i, c := range ix.cells {
-		if c.e == nil {
-			continue
+	total := 0
+	for pi := range ix.parts {
+		p := &ix.parts[pi]
+		n := 0
+		mask := uint64(len(p.cells) - 1)
+		for i, c := range p.cells {
+			if c.e == nil {
+				continue
+			}
+			n++
+			require.Equal(t, c.e.hash, c.hash)
+			require.Same(t, p, ix.part(c.hash), "%q in the wrong table", c.e.key)
+			require.NotZero(t, c.e.flags&flagLive, "dead entry %q indexed", c.e.key)
+			for j := c.hash & mask; j != uint64(i); j = (j + 1) & mask {
+				require.NotNil(t, p.cells[j].e, "%q cut off from its home cell", c.e.key)
+			}
 		}
-		n++
-		require.Equal(t, c.e.hash, c.hash)
-		require.NotZero(t, c.e.flags&flagLive, "dead entry %q indexed", c.e.key)
-		for j := c.hash & mask; j != uint64(i); j = (j + 1) & mask {
-			require.NotNil(t, ix.cells[j].e, "%q cut off from its home cell", c.e.key)
+		require.Equal(t, p.count, n)
+		total += n
+		if len(p.cells) > 0 {
+			require.Equal(t, 0, len(p.cells)&(len(p.cells)-1), "size not a power of two")
+			require.LessOrEqual(t, p.count*4, len(p.cells)*3, "overloaded")
+			require.True(t, len(p.cells) == minCells || p.count*8 >= len(p.cells),
+				"underloaded: %d entries in %d cells", p.count, len(p.cells))
 		}
 	}
-	require.Equal(t, ix.count, n)
-	if len(ix.cells) > 0 {
-		require.Equal(t, 0, len(ix.cells)&(len(ix.cells)-1), "size not a power of two")
-		require.LessOrEqual(t, ix.count*4, len(ix.cells)*3, "overloaded")
-		require.True(t, len(ix.cells) == minCells || ix.count*8 >= len(ix.cells),
-			"underloaded: %d entries in %d cells", ix.count, len(ix.cells))
-	}
+	require.Equal(t, ix.count, total)
 }
 
-// cells is the index size of ks (0 without an index).
+// cells is the total index size of ks (0 without an index).
 func cells(ks *Keyspace) int {
 	if ks.idx == nil {
 		return 0
 	}
-	return len(ks.idx.cells)
+	n := 0
+	for i := range ks.idx.parts {
+		n += len(ks.idx.parts[i].cells)
+	}
+	return n
 }
 
 func key(i int) []byte { return []byte("key:" + strconv.Itoa(i)) }
@@ -151,7 +162,7 @@ func TestAddGetDelete(t *testing.T) {
 		require.NotNil(t, ks.Delete(key(i)))
 	}
 	require.Zero(t, ks.Len())
-	assert.Equal(t, minCells, cells(ks), "shrinks to the minimum")
+	assert.LessOrEqual(t, cells(ks), nparts*minCells, "shrinks to the minimum")
 	checkInvariants(t, ks)
 }
 
@@ -215,21 +226,25 @@ func TestDeleteEntry(t *testing.T) {
 
 func TestResizePolicy(t *testing.T) {
 	ks := New()
-	sizes := map[int]bool{}
-	for i := range 1 << 12 {
+	grew := 0
+	for i := range 1 << 14 {
+		before := cells(ks)
 		ks.Add(key(i))
-		n := cells(ks)
-		sizes[n] = true
-		require.LessOrEqual(t, ks.Len()*4, n*3)
+		if cells(ks) > before {
+			grew++
+			// One table at a time: at most 1/256 of the index is rehashed.
+			require.LessOrEqual(t, cells(ks)-before, 4*minCells+4*(i+1)/nparts+64, "key %d", i)
+		}
 	}
-	assert.Equal(t, 1<<13, cells(ks))
-	assert.True(t, sizes[8] && sizes[16] && sizes[1024])
-	for i := range 1 << 12 {
+	require.Greater(t, grew, nparts, "every table grew, separately")
+	checkInvariants(t, ks)
+	for i := range 1 << 14 {
 		ks.Delete(key(i))
-		n := cells(ks)
-		require.True(t, n == minCells || ks.Len()*8 >= n, "%d keys in %d cells", ks.Len(), n)
+		if i%1024 == 0 {
+			checkIndex(t, ks.idx)
+		}
 	}
-	assert.Equal(t, minCells, cells(ks))
+	assert.LessOrEqual(t, cells(ks), nparts*minCells)
 	checkInvariants(t, ks)
 }
 
