@@ -187,16 +187,35 @@ func (ix *Index) Prefetch(keys [][]byte) uint64 {
 	if ix == nil || ix.count == 0 {
 		return 0
 	}
-	var es [prefetchMax]*Entry
+	var hs [prefetchMax]uint64
+	var cs [prefetchMax]*cell
+	var sum uint64
 	n := min(len(keys), prefetchMax)
 	for i := range n {
 		h := maphash.Bytes(seed, keys[i])
 		if p := ix.part(h); p.count > 0 {
-			es[i] = p.cells[h&uint64(len(p.cells)-1)].e
+			hs[i] = h
+			cs[i] = &p.cells[h&uint64(len(p.cells)-1)]
+			sum += cs[i].hash
+		}
+	}
+	// The probe run: its cells share the home cell's cache line (or the
+	// next), so the entry found is the one the lookup will want.
+	var es [prefetchMax]*Entry
+	for i := range n {
+		if cs[i] == nil {
+			continue
+		}
+		p := ix.part(hs[i])
+		mask := uint64(len(p.cells) - 1)
+		for j := hs[i] & mask; p.cells[j].e != nil; j = (j + 1) & mask {
+			if p.cells[j].hash == hs[i] {
+				es[i] = p.cells[j].e
+				break
+			}
 		}
 	}
 	var ps [prefetchMax]*byte
-	var sum uint64
 	for i := range n {
 		if e := es[i]; e != nil && len(e.key) > 0 {
 			ps[i] = unsafe.StringData(e.key)
