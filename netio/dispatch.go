@@ -151,6 +151,11 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		if errMsg == errCrossSlot && !inTx && !s.Table.Load().Cluster && s.trySplit(cl, g, spec, args) {
 			break
 		}
+		if errMsg == errCrossSlot && spec.ArgError != nil && !s.Table.Load().Cluster {
+			if msg := spec.ArgError(args); msg != "" {
+				errMsg = msg
+			}
+		}
 		if errMsg != "" {
 			s.replyErr(g, errMsg)
 			return

@@ -98,6 +98,10 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 	slot := -1
 	if spec.Exec == command.Shard {
 		sl, errMsg := s.route(cl, spec, args)
+		if errMsg == errCrossSlot && spec.ArgError != nil && !s.Table.Load().Cluster && spec.ArgError(args) != "" {
+			// Queued keyless: EXEC answers the argument error, as Redis.
+			sl, errMsg = -1, ""
+		}
 		if errMsg != "" {
 			cl.multiErr = true
 			s.replyErr(g, errMsg)

@@ -303,8 +303,16 @@ func (g *gen) minmax() string { return g.kw(g.pick("MIN", "MAX")) }
 // too many: that turns the next option word into a key of another slot,
 // and slotd answers CROSSSLOT there even in standalone mode (it splits only
 // DEL/EXISTS/MGET-like commands across slots, see netio/split.go) where
-// Redis goes on to a syntax error — a documented design limit, not a bug to
-// find again on every seed.
+// Redis runs the command — a documented design limit, not a bug to find
+// again on every seed. numkeysOrMore allows it for the commands that
+// report their argument errors before touching keys (Spec.ArgError).
+func (g *gen) numkeysOrMore(k int) string {
+	if g.p(0.02) {
+		return itoa(k + 1)
+	}
+	return g.numkeys(k)
+}
+
 func (g *gen) numkeys(k int) string {
 	if g.p(0.03) {
 		if k > 1 && g.p(0.3) {

@@ -102,7 +102,7 @@ func setOps() []op {
 		{"sdiffstore", 1, multi("SDIFFSTORE", 2, 4)},
 		{"sintercard", 2, func(g *gen) {
 			ks := g.keys(T, 1, 3)
-			g.emit(cat([]string{"SINTERCARD", g.numkeys(len(ks))}, ks,
+			g.emit(cat([]string{"SINTERCARD", g.numkeysOrMore(len(ks))}, ks,
 				g.opts(0.4, []string{g.kw("LIMIT"), g.intArg(-1, 4)}))...)
 		}},
 		{"sscan", 2, func(g *gen) {

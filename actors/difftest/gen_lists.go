@@ -48,7 +48,7 @@ func listOps() []op {
 		{"rpoplpush", 1, func(g *gen) { g.emit("RPOPLPUSH", g.key(L), g.key(L)) }},
 		{"lmpop", 2, func(g *gen) {
 			ks := g.keys(L, 1, 3)
-			g.emit(cat([]string{"LMPOP", g.numkeys(len(ks))}, ks, []string{g.dir()},
+			g.emit(cat([]string{"LMPOP", g.numkeysOrMore(len(ks))}, ks, []string{g.dir()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
 		{"blpop", 1, func(g *gen) {
@@ -69,7 +69,7 @@ func listOps() []op {
 		}},
 		{"blmpop", 1, func(g *gen) {
 			ks := g.feed("RPUSH", g.keys(L, 1, 2))
-			g.emit(cat([]string{"BLMPOP", g.timeout(), g.numkeys(len(ks))}, ks, []string{g.dir()},
+			g.emit(cat([]string{"BLMPOP", g.timeout(), g.numkeysOrMore(len(ks))}, ks, []string{g.dir()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
 	}

@@ -173,12 +173,12 @@ func zsetOps() []op {
 		}},
 		{"zmpop", 2, func(g *gen) {
 			ks := g.keys(Z, 1, 3)
-			g.emit(cat([]string{"ZMPOP", g.numkeys(len(ks))}, ks, []string{g.minmax()},
+			g.emit(cat([]string{"ZMPOP", g.numkeysOrMore(len(ks))}, ks, []string{g.minmax()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
 		{"bzmpop", 1, func(g *gen) {
 			ks := g.feed("ZADD", g.keys(Z, 1, 2))
-			g.emit(cat([]string{"BZMPOP", g.timeout(), g.numkeys(len(ks))}, ks, []string{g.minmax()},
+			g.emit(cat([]string{"BZMPOP", g.timeout(), g.numkeysOrMore(len(ks))}, ks, []string{g.minmax()},
 				g.opts(0.5, []string{g.kw("COUNT"), g.count()}))...)
 		}},
 		{"zremrangebyrank", 1, func(g *gen) { g.emit("ZREMRANGEBYRANK", g.key(Z), g.index(), g.index()) }},

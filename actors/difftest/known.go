@@ -14,7 +14,10 @@ import (
 // the two datasets drift apart (see gen.go: numkeys): numkeys one too many
 // turns an option word into a key of another slot: slotd answers CROSSSLOT
 // even in standalone mode (netio/split.go splits only DEL/EXISTS/MGET-like
-// commands), Redis a syntax error.
+// commands) where Redis runs the command. [B]LMPOP, [B]ZMPOP and
+// SINTERCARD report the resulting syntax error as Redis does and are
+// tested with it; ZUNION and friends look their keys up (WRONGTYPE) before
+// parsing options, and EVAL has no error to report, so they are not.
 //
 // Inherent to gopher-lua and kept out of the generator's scripts: a numeric
 // for does not convert string bounds to numbers, and with a bad limit and a

@@ -30,9 +30,10 @@ func init() {
 			Categories: cats, Group: "list", Since: "2.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available",
 			Exec:    command.Shard, Handler: Handler(cmdBRPopLPush)},
-		&command.Spec{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"}, Categories: cats,
-			Group: "list", Since: "7.0.0", Summary: "Pop elements from a list, or block until one is available",
-			Keys: listNumKeysAt(2), Exec: command.Shard, Handler: Handler(cmdBLMPop)},
+		withArgError(&command.Spec{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
+			Categories: cats, Group: "list", Since: "7.0.0",
+			Summary: "Pop elements from a list, or block until one is available",
+			Keys:    listNumKeysAt(2), Exec: command.Shard, Handler: Handler(cmdBLMPop)}, mpopArgErrors(2, false, true)),
 	)
 }
 

@@ -25,10 +25,10 @@ func init() {
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "1.2.0",
 			Summary: "Remove the last element in a list, prepend it to another list and return it",
 			Exec:    command.Shard, Handler: Handler(cmdRPopLPush)},
-		&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
+		withArgError(&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "7.0.0",
 			Summary: "Pop elements from a list", Keys: listNumKeysAt(1),
-			Exec: command.Shard, Handler: Handler(cmdLMPop)},
+			Exec: command.Shard, Handler: Handler(cmdLMPop)}, mpopArgErrors(1, false, false)),
 	)
 }
 

@@ -29,8 +29,11 @@ func init() {
 			cmdSUnionStore, "write", "denyoom")),
 		allKeys(setSpec("sdiffstore", -3, "Subtract multiple sets and store the resulting set in a key", "1.0.0",
 			cmdSDiffStore, "write", "denyoom")),
-		numkeysSpec(setSpec("sintercard", -3, "Intersect multiple sets and return the cardinality of the result",
-			"7.0.0", cmdSInterCard, "readonly"), 1, sinterCardNumkeys),
+		withArgError(numkeysSpec(setSpec("sintercard", -3, "Intersect multiple sets and return the cardinality of the result",
+			"7.0.0", cmdSInterCard, "readonly"), 1, sinterCardNumkeys), func(c *Call) bool {
+			_, _, ok := c.parseSInterCard()
+			return ok
+		}),
 	)
 }
 
@@ -77,10 +80,19 @@ func cmdSDiffStore(c *Call)  { c.setUnionDiff(c.Args[2:], c.Args[1], true) }
 
 // cmdSInterCard implements SINTERCARD numkeys key [key ...] [LIMIT limit].
 func cmdSInterCard(c *Call) {
+	n, limit, ok := c.parseSInterCard()
+	if !ok {
+		return
+	}
+	c.setInter(c.Args[2:2+n], nil, true, limit)
+}
+
+// parseSInterCard reads SINTERCARD's numkeys and LIMIT, replying on error.
+func (c *Call) parseSInterCard() (int, int64, bool) {
 	n, msg := sinterCardNumkeys(c.Args)
 	if msg != "" {
 		c.W.Error(msg)
-		return
+		return 0, 0, false
 	}
 	limit := int64(0)
 	for j := 2 + n; j < len(c.Args); j++ {
@@ -89,15 +101,15 @@ func cmdSInterCard(c *Call) {
 			v, ok := parseInt(c.Args[j])
 			if !ok || v < 0 {
 				c.W.Error("ERR LIMIT can't be negative")
-				return
+				return 0, 0, false
 			}
 			limit = v
 			continue
 		}
 		c.W.Error(ErrSyntax)
-		return
+		return 0, 0, false
 	}
-	c.setInter(c.Args[2:2+n], nil, true, limit)
+	return n, limit, true
 }
 
 // setReadAll looks every key up (a missing key is a nil set); it stops at

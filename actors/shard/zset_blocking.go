@@ -18,12 +18,12 @@ func init() {
 			First: 1, Last: -2, Step: 1, Categories: cats, Group: "sorted-set", Since: "5.0.0",
 			Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
 			Exec:    command.Shard, Handler: Handler(func(c *Call) { blockingZPop(c, true) })},
-		numkeysSpec(&command.Spec{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
+		withArgError(numkeysSpec(&command.Spec{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
 			Categories: []string{"write", "sortedset", "slow", "blocking"}, Group: "sorted-set", Since: "7.0.0",
 			Summary: "Remove and return members with scores in a sorted set or block until one is available",
 			Exec:    command.Shard, Handler: Handler(cmdBZMPop)}, 2, func(args [][]byte) (int, string) {
 			return zmpopNumkeys(args, 2)
-		}),
+		}), mpopArgErrors(2, true, true)),
 	)
 }
 

@@ -22,10 +22,10 @@ func init() {
 			cmdZPopMin, "write", "fast"),
 		zsetSpec("zpopmax", -2, "Remove and return members with the highest scores in a sorted set", "5.0.0",
 			cmdZPopMax, "write", "fast"),
-		numkeysSpec(zsetSpec("zmpop", -4, "Remove and return members with scores in a sorted set", "7.0.0",
+		withArgError(numkeysSpec(zsetSpec("zmpop", -4, "Remove and return members with scores in a sorted set", "7.0.0",
 			cmdZMPop, "write"), 1, func(args [][]byte) (int, string) {
 			return zmpopNumkeys(args, 1)
-		}),
+		}), mpopArgErrors(1, true, false)),
 		szTips(zsetSpec("zrandmember", -2, "Get one or multiple random elements from a sorted set", "6.2.0",
 			cmdZRandMember, "readonly"), "nondeterministic_output"),
 		szTips(zsetSpec("zscan", -3, "Incrementally iterate sorted sets elements and associated scores", "2.8.0",

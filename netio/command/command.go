@@ -74,6 +74,10 @@ type Spec struct {
 	// (SCAN's walk reads their slot counts): in a pipeline they run with
 	// none of the connection's other commands in flight.
 	Isolated bool
+	// ArgError returns the argument error a command reports before it
+	// looks at any key ("" if none): a node not in cluster mode answers it
+	// instead of CROSSSLOT, as Redis with one keyspace would.
+	ArgError func(args [][]byte) string
 
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
