@@ -2,6 +2,7 @@ package shard
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -88,7 +89,16 @@ func (s *Shard) streaming() bool { return s.repl.on && !s.replica }
 
 // ---- encoding
 
+// appendBulkHdr writes c, n and CRLF. Lengths below 100 (argument
+// counts, most keys and small values) skip strconv: encoding is on the
+// path of every replicated write.
 func appendBulkHdr(b []byte, c byte, n int) []byte {
+	switch {
+	case n < 10:
+		return append(b, c, byte('0'+n), '\r', '\n')
+	case n < 100:
+		return append(b, c, byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+	}
 	b = append(b, c)
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, '\r', '\n')
@@ -99,6 +109,12 @@ func AppendRecord(b []byte, slot int, args [][]byte) []byte {
 	if slot < 0 {
 		slot = SlotNone
 	}
+	// One growth for the whole record instead of one per append.
+	size := RecordHeader + 16
+	for _, a := range args {
+		size += len(a) + 16
+	}
+	b = slices.Grow(b, size)
 	start := len(b)
 	b = append(b, 0, 0, 0, 0, 0, 0)
 	b = appendBulkHdr(b, '*', len(args))
