@@ -111,7 +111,9 @@ func TestRandomCoversAll(t *testing.T) {
 	}
 	require.Len(t, seen, 50)
 	for _, n := range seen {
-		require.Greater(t, n, 300) // about 400 each
+		// About 400 each; bucket-then-chain sampling (as Redis's) is not
+		// exactly uniform and the hash seed differs per process.
+		require.Greater(t, n, 200)
 	}
 	require.Panics(t, func() { New[int](0).Random(nil) })
 }
