@@ -5,7 +5,7 @@
 // semantics need: a resumable cursor scan that survives resizes (SSCAN,
 // ZSCAN), and cheap random sampling (SPOP, SRANDMEMBER, ZRANDMEMBER). The
 // table here has a power-of-two bucket array walked with Redis's
-// reverse-binary cursor, the same scheme the keyspace uses for SCAN: the
+// reverse-binary cursor (Redis uses it for SCAN too): the
 // visit order for 2^n buckets refines the order for 2^(n-1) buckets, so a
 // cursor handed out under one table size stays a valid position under any
 // other, and every member present for the whole scan is reported at least
