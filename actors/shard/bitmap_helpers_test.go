@@ -22,9 +22,17 @@ func bitSameAsRedis(t *testing.T, script [][]string, directives ...string) {
 		opts = append(opts, strings.TrimPrefix(directives[i], "--"), directives[i+1])
 	}
 	n := nodetest.Start(t, opts...)
+	// A script that changes server configuration (CONFIG SET) must not run
+	// beside its other-protocol twin: both share the two servers.
+	serial := false
+	for _, cmd := range script {
+		serial = serial || strings.EqualFold(cmd[0], "config")
+	}
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			t.Parallel()
+			if !serial {
+				t.Parallel()
+			}
 			want := strDial(t, ref, proto)
 			got := strDial(t, n.Addr, proto)
 			tag := fmt.Sprintf("{t%d}", proto)
