@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"github.com/slotd/slotd/actors/node"
@@ -46,6 +47,14 @@ func main() {
 		f, err := os.Create(path)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		}
+	}
+	// SLOTD_TRACE=file writes a Go execution trace until shutdown (where a
+	// request waited: `go tool trace -pprof=sched file`).
+	if path := os.Getenv("SLOTD_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil && trace.Start(f) == nil {
+			defer func() { trace.Stop(); _ = f.Close() }()
 		}
 	}
 	n, err := node.Start(cfg)
