@@ -49,6 +49,7 @@ type Shard struct {
 	ID    int
 	n     int
 	group *Group
+	tr    *trace.Tracer // DEBUG TRACE / trace-actors for this actor
 
 	spaces [slots.NumSlots]*keyspace.Keyspace
 	index  *keyspace.Index // key lookups for all of spaces
@@ -90,7 +91,15 @@ type Shard struct {
 type tick struct{}
 
 // Receive implements actor.Actor.
-func (s *Shard) Receive(ctx actor.Context) { s.handle(ctx.Message()) }
+func (s *Shard) Receive(ctx actor.Context) {
+	if s.tr.On() {
+		start := time.Now()
+		s.handle(ctx.Message())
+		s.tr.Done(start, ctx.Message(), ctx.Sender())
+		return
+	}
+	s.handle(ctx.Message())
+}
 
 func (s *Shard) handle(msg any) {
 	if s.holdForMigrate(msg) || s.holdForScript(msg) {
@@ -455,9 +464,10 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(),
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
 			log: log.With().Str("actor", "shard").Int("shard", i).Logger()}
+		s.tr = trace.NewTracer("shard", fmt.Sprintf("shard-%d", i))
+		// Traced from Receive, not by a middleware: no envelope per message.
 		props := actor.PropsFromProducer(func() actor.Actor { return s },
-			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
-			actor.WithReceiverMiddleware(trace.Middleware("shard", fmt.Sprintf("shard-%d", i))))
+			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
 		pid, err := system.Root.SpawnNamed(props, fmt.Sprintf("shard-%d", i))
 		if err != nil {
 			panic(err)

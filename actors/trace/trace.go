@@ -167,18 +167,42 @@ func Middleware(kind, id string) actor.ReceiverMiddleware {
 			}
 			start := time.Now()
 			next(c, env)
-			r := Record{At: start, Kind: kind, ID: id, Message: fmt.Sprintf("%T", env.Message),
-				Handling: time.Since(start)}
-			if env.Sender != nil {
-				r.Sender = env.Sender.Id
-			}
-			if st, ok := env.Message.(Stamped); ok {
-				if at := st.EnqueuedAt(); at > 0 {
-					r.Queued = time.Duration(start.UnixNano() - at)
-				}
-				r.TraceID = st.TraceID()
-			}
-			Add(r)
+			record(kind, id, start, env.Message, env.Sender)
 		}
 	}
+}
+
+// record adds the trace of one handled message.
+func record(kind, id string, start time.Time, msg any, sender *actor.PID) {
+	r := Record{At: start, Kind: kind, ID: id, Message: fmt.Sprintf("%T", msg), Handling: time.Since(start)}
+	if sender != nil {
+		r.Sender = sender.Id
+	}
+	if st, ok := msg.(Stamped); ok {
+		if at := st.EnqueuedAt(); at > 0 {
+			r.Queued = time.Duration(start.UnixNano() - at)
+		}
+		r.TraceID = st.TraceID()
+	}
+	Add(r)
+}
+
+// Tracer traces one actor from inside its own Receive. Hot actors use it
+// instead of Middleware: protoactor wraps every message in an envelope
+// (one allocation) as soon as an actor has a receiver middleware, tracing
+// on or off.
+type Tracer struct {
+	kind, id string
+	f        *atomic.Bool
+}
+
+// NewTracer returns the tracer of actor id of the given kind.
+func NewTracer(kind, id string) *Tracer { return &Tracer{kind: kind, id: id, f: flag(kind)} }
+
+// On reports whether the actor's messages are traced now.
+func (t *Tracer) On() bool { return anyOn.Load() && (allOn.Load() || t.f.Load()) }
+
+// Done records a message handled since start.
+func (t *Tracer) Done(start time.Time, msg any, sender *actor.PID) {
+	record(t.kind, t.id, start, msg, sender)
 }
