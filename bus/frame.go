@@ -14,8 +14,10 @@ const ProtoVersion = 1
 // SlotBitmapLen is the length of a header or UPDATE slot bitmap.
 const SlotBitmapLen = slots.NumSlots / 8
 
-// msgType maps a frame type to the CLUSTER INFO counter it feeds.
-func msgType(t busv1.Type) MsgType {
+// MsgTypeOf is a frame type's number in Redis's message numbering (the
+// CLUSTER INFO counters, DEBUG DROP-CLUSTER-PACKET-FILTER); beyond the
+// known types for anything else.
+func MsgTypeOf(t busv1.Type) MsgType {
 	switch t {
 	case busv1.Type_TYPE_PING:
 		return MsgPing

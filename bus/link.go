@@ -154,7 +154,7 @@ func (s *State) send(lk *link, f *busv1.Frame) {
 		return
 	}
 	s.fx.Send = append(s.fx.Send, Send{Link: lk.id, Frame: f})
-	s.CountSent(msgType(f.GetHeader().GetType()))
+	s.CountSent(MsgTypeOf(f.GetHeader().GetType()))
 }
 
 // Links is CLUSTER LINKS: for every node (in id order) its outbound link,

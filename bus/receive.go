@@ -34,7 +34,7 @@ func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 		return
 	}
 	h := f.GetHeader()
-	if t := msgType(h.GetType()); t < msgTypeCount {
+	if t := MsgTypeOf(h.GetType()); t < msgTypeCount {
 		s.CountReceived(t)
 	}
 	if h == nil || h.Version != ProtoVersion || !ValidID(h.Sender) {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/slotd/slotd/actors/peer"
 	"github.com/slotd/slotd/bus"
-	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
 )
 
 type debugState struct {
@@ -95,7 +94,7 @@ func (a *clusterActor) arm(ctx actor.Context, d time.Duration) {
 // dropped applies the packet filter to an incoming frame.
 func (a *clusterActor) dropped(ctx actor.Context, now int64, m *peer.Received) bool {
 	f := a.dbg.filter.Load()
-	if f == -1 || (f != -2 && f != int32(redisType(m.Frame.GetHeader().GetType()))) {
+	if f == -1 || (f != -2 && f != int32(bus.MsgTypeOf(m.Frame.GetHeader().GetType()))) {
 		return false
 	}
 	if a.dbg.closeOnDrop.Load() {
@@ -109,31 +108,4 @@ func (a *clusterActor) dropped(ctx actor.Context, now int64, m *peer.Received) b
 		}
 	}
 	return true
-}
-
-// redisType is a frame type in Redis's message numbering.
-func redisType(t busv1.Type) bus.MsgType {
-	switch t {
-	case busv1.Type_TYPE_PING:
-		return bus.MsgPing
-	case busv1.Type_TYPE_PONG:
-		return bus.MsgPong
-	case busv1.Type_TYPE_MEET:
-		return bus.MsgMeet
-	case busv1.Type_TYPE_FAIL:
-		return bus.MsgFail
-	case busv1.Type_TYPE_PUBLISH:
-		return bus.MsgPublish
-	case busv1.Type_TYPE_FAILOVER_AUTH_REQUEST:
-		return bus.MsgFailoverAuthRequest
-	case busv1.Type_TYPE_FAILOVER_AUTH_ACK:
-		return bus.MsgFailoverAuthAck
-	case busv1.Type_TYPE_UPDATE:
-		return bus.MsgUpdate
-	case busv1.Type_TYPE_MFSTART:
-		return bus.MsgMFStart
-	case busv1.Type_TYPE_SPUBLISH:
-		return bus.MsgPublishShard
-	}
-	return 255
 }

@@ -341,7 +341,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 					return errors.New("truncated record")
 				}
 				recs = rest
-				argBuf, ok = parseArgs(body, argBuf[:0])
+				argBuf, ok = shard.SplitCommand(body, argBuf[:0])
 				if !ok || len(argBuf) == 0 {
 					return errors.New("bad record")
 				}
@@ -383,7 +383,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 			}
 		case framePublish:
 			_, _, body, _, ok := shard.NextRecord(payload)
-			if args, ok2 := parseArgs(body, nil); ok && ok2 && len(args) == 3 {
+			if args, ok2 := shard.SplitCommand(body, nil); ok && ok2 && len(args) == 3 {
 				sharded := strings.EqualFold(string(args[0]), "SPUBLISH")
 				if sharded {
 					l.m.srv.DeliverSPublish(args[1], args[2])

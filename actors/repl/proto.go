@@ -122,43 +122,6 @@ func covers(a, b []int64) bool {
 	return true
 }
 
-// parseArgs splits a record's RESP array into its arguments (slices of
-// payload).
-func parseArgs(p []byte, dst [][]byte) ([][]byte, bool) {
-	n, p, ok := respLen(p, '*')
-	if !ok {
-		return dst, false
-	}
-	for i := 0; i < n; i++ {
-		var l int
-		if l, p, ok = respLen(p, '$'); !ok || len(p) < l+2 {
-			return dst, false
-		}
-		dst = append(dst, p[:l:l])
-		p = p[l+2:]
-	}
-	return dst, true
-}
-
-func respLen(p []byte, c byte) (int, []byte, bool) {
-	if len(p) < 3 || p[0] != c {
-		return 0, p, false
-	}
-	n := 0
-	i := 1
-	for ; i < len(p) && p[i] != '\r'; i++ {
-		d := p[i]
-		if d < '0' || d > '9' {
-			return 0, p, false
-		}
-		n = n*10 + int(d-'0')
-	}
-	if i+1 >= len(p) || p[i+1] != '\n' {
-		return 0, p, false
-	}
-	return n, p[i+2:], true
-}
-
 // appendCommand encodes a command as a RESP array (handshake, ACK).
 func appendCommand(b []byte, args ...string) []byte {
 	b = append(b, '*')
