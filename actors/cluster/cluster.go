@@ -59,9 +59,6 @@ type Options struct {
 	Table *slots.Holder
 	// DBEmpty reports whether the node holds no keys (CLUSTER FLUSHSLOTS).
 	DBEmpty func() bool
-	// ReplOffset is this node's replication offset (CLUSTER SHARDS) when
-	// Repl is nil; nil reports 0.
-	ReplOffset func() int64
 	// Repl is the replication layer the cluster logic drives: which
 	// primary to follow, promotion, the manual failover's write pause;
 	// its offsets feed the failover rank. Nil: replication is off (tests
@@ -153,7 +150,7 @@ func Start(o Options) (*Cluster, error) {
 		return nil, err
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
-		dbEmpty: o.DBEmpty, replOffset: o.ReplOffset, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
+		dbEmpty: o.DBEmpty, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
 		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl,
 		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
 	if err := a.load(); err != nil {
@@ -278,15 +275,14 @@ type writesPaused struct{ offset int64 }
 // clusterActor owns the bus state. Only the actor goroutine touches it
 // (and Start, before the actor exists).
 type clusterActor struct {
-	st         *bus.State
-	cfg        *config.Config
-	log        zerolog.Logger
-	store      *store
-	table      *slots.Holder
-	dbEmpty    func() bool
-	replOffset func() int64
-	dropSlots  func([]int)
-	slotKeys   func(int) int64
+	st        *bus.State
+	cfg       *config.Config
+	log       zerolog.Logger
+	store     *store
+	table     *slots.Holder
+	dbEmpty   func() bool
+	dropSlots func([]int)
+	slotKeys  func(int) int64
 	// lazySave: the step changed no epoch (SETSLOT), so nodes.conf is
 	// rewritten without fsync, as Redis does (setslot.go).
 	lazySave bool
@@ -609,8 +605,6 @@ func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
 		var off int64
 		if a.repl != nil {
 			off = a.repl.Offset()
-		} else if a.replOffset != nil {
-			off = a.replOffset()
 		}
 		writeShards(w, st.Shards(off))
 	case "addslots":
