@@ -22,8 +22,9 @@
 // started under `taskset -c 0` and the load generators under `taskset -c 1`.
 // The load generator needs a whole core of its own; left unpinned it competes
 // with the server for CPU and the comparison measures the scheduler instead of
-// the server. Note that a pinned slotd sees one CPU, so Go sets GOMAXPROCS=1,
-// which matches single-threaded redis-server; use -cpu-pin=false to let slotd
+// the server. Note that a pinned slotd sees one CPU, so it runs one event loop
+// and one shard actor (plus a spare Go P, see netio.ReserveSpareP), which
+// matches single-threaded redis-server; use -cpu-pin=false to let slotd
 // spread over all cores.
 //
 // Usage (from the module root):

@@ -17,7 +17,11 @@ type client struct {
 	srv  *Server
 	conn gnet.Conn
 	loop gnet.EventLoop
-	id   int64
+	// cycle collects pend, the reply bytes written at the end of the loop's
+	// cycle (cyclewrite.go); nil writes at once.
+	cycle *cycleWriter
+	pend  []byte
+	id    int64
 
 	parser resp.Parser
 	qbuf   []byte // unparsed bytes carried over between reads
@@ -128,6 +132,7 @@ func (cl *client) flush() {
 		return
 	}
 	if cl.closing && len(cl.queue) == 0 {
+		cl.writePending()
 		cl.closed = true
 		_ = cl.conn.Close()
 		return
@@ -142,14 +147,6 @@ func (cl *client) flush() {
 			_ = cl.conn.Wake(nil)
 		}
 	}
-}
-
-func (cl *client) write(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	_, _ = cl.conn.Write(b)
-	cl.srv.stats.netOutput.Add(int64(len(b)))
 }
 
 // singleBuffer returns the group's whole reply when it lives in one buffer.

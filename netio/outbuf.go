@@ -112,6 +112,7 @@ func (cl *client) checkOutput() {
 func (cl *client) closeOverLimit() {
 	cl.srv.Log.Warn().Str("client", cl.addr).Msg("closing client that reached its output buffer limit")
 	cl.closed = true
+	cl.pend = nil
 	_ = cl.conn.Close()
 }
 

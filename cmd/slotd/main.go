@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/slotd/slotd/actors/node"
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
 )
 
@@ -57,6 +58,7 @@ func main() {
 			defer func() { trace.Stop(); _ = f.Close() }()
 		}
 	}
+	netio.ReserveSpareP()
 	n, err := node.Start(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
