@@ -114,6 +114,11 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	if !cl.authed && !spec.NoAuth() {
 		return nil, "NOAUTH Authentication required."
 	}
+	if s.diskErr.Load() != nil {
+		if msg := s.diskCheck(spec); msg != "" {
+			return nil, msg
+		}
+	}
 	if s.replGate.Load() != 0 {
 		if msg := s.gateCheck(spec); msg != "" {
 			return nil, msg

@@ -65,7 +65,8 @@ type Server struct {
 	Cluster Cluster
 
 	eng       gnet.Engine
-	cycles    cycleWriters // per event loop: replies written at the end of its cycle
+	cycles    cycleWriters           // per event loop: replies written at the end of its cycle
+	diskErr   atomic.Pointer[string] // MISCONF while saving or the AOF fails (SetDiskError)
 	addr      string
 	started   time.Time
 	nextID    atomic.Int64

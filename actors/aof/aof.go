@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -73,7 +74,12 @@ type Manager struct {
 	lastRwOK  atomic.Bool
 	rewrites  atomic.Int64
 	failures  atomic.Int64
-	writeOK   atomic.Bool
+	// Write and fsync errors (MISCONF while either lasts).
+	failingLogs atomic.Int32
+	writeErr    atomic.Pointer[string] // the last write error, as strerror words
+	syncErr     atomic.Pointer[string]
+	// OnFault runs when Fault may have changed (set before Open).
+	OnFault   func()
 	baseSize  atomic.Int64 // bytes of the current bases
 	rwBase    atomic.Int64 // AOF size right after the last rewrite
 	bgRewrite chan struct{}
@@ -87,7 +93,6 @@ func New(g *shard.Group, cfg *config.Config, log zerolog.Logger, p *persist.Mana
 	m := &Manager{g: g, cfg: cfg, log: log, p: p, stop: make(chan struct{}), bgRewrite: make(chan struct{}, 1)}
 	m.lastRwSec.Store(-1)
 	m.lastRwOK.Store(true)
-	m.writeOK.Store(true)
 	m.setPolicy(cfg.String("appendfsync"))
 	cfg.OnChange("appendfsync", m.setPolicy)
 	cfg.OnApply("appendonly", func(v string) error {
@@ -351,6 +356,10 @@ func (m *Manager) Disable() {
 	for _, l := range logs {
 		l.close()
 	}
+	// Off: no AOF error refuses writes any more.
+	m.failingLogs.Store(0)
+	m.syncErr.Store(nil)
+	m.fault()
 }
 
 // waitRewrite cancels a running rewrite and waits for it to end.
@@ -372,25 +381,84 @@ func (m *Manager) Stop() {
 	})
 }
 
-func (m *Manager) wrote(err error) {
-	if err != nil {
-		if m.writeOK.Swap(false) {
+// logFailing counts the shard logs with unwritten records (a log's state
+// changed; err is the write error when it starts failing).
+func (m *Manager) logFailing(on bool, err error) {
+	if on {
+		if err != nil {
+			msg := errnoText(err)
+			m.writeErr.Store(&msg)
+		}
+		if m.failingLogs.Add(1) == 1 {
 			m.log.Warn().Err(err).Msg("Error writing to the AOF file")
+			m.fault()
 		}
 		return
 	}
-	if !m.writeOK.Load() {
-		m.writeOK.Store(true)
-		m.log.Info().Msg("AOF write error looks solved, Redis can write again.")
+	if m.failingLogs.Add(-1) == 0 {
+		m.log.Info().Msg("AOF write error looks solved, slotd can write again.")
+		m.fault()
 	}
 }
 
 func (m *Manager) synced(err error) {
-	if err != nil {
-		if m.writeOK.Swap(false) {
-			m.log.Warn().Err(err).Msg("Can't persist AOF for fsync error")
+	if errors.Is(err, syscall.EINVAL) {
+		err = nil // a file that cannot be fsync'd (Redis ignores EINVAL too)
+	}
+	if err == nil {
+		if m.syncErr.Swap(nil) != nil {
+			m.log.Info().Msg("AOF fsync error looks solved, slotd can write again.")
+			m.fault()
+		}
+		return
+	}
+	msg := errnoText(err)
+	if m.syncErr.Swap(&msg) == nil {
+		m.log.Warn().Err(err).Msg("Can't persist AOF for fsync error")
+		m.fault()
+	}
+}
+
+func (m *Manager) fault() {
+	if f := m.OnFault; f != nil {
+		f()
+	}
+}
+
+// writeOK is aof_last_write_status.
+func (m *Manager) writeOK() bool { return m.failingLogs.Load() == 0 && m.syncErr.Load() == nil }
+
+// Fault is the error that refuses writes while the AOF cannot be written
+// or fsync'd, as Redis words it; "" when all is well or the AOF is off.
+func (m *Manager) Fault() string {
+	if m.writeOK() || !m.Enabled() {
+		return ""
+	}
+	e := m.syncErr.Load()
+	if m.failingLogs.Load() > 0 {
+		if w := m.writeErr.Load(); w != nil {
+			e = w
 		}
 	}
+	text := "Input/output error"
+	if e != nil {
+		text = *e
+	}
+	return "MISCONF Errors writing to the AOF file: " + text
+}
+
+// errnoText words a file error as C's strerror does (Go's texts are the
+// same words in lower case).
+func errnoText(err error) string {
+	var errno syscall.Errno
+	msg := err.Error()
+	if errors.As(err, &errno) {
+		msg = errno.Error()
+	}
+	if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
+		msg = string(msg[0]-'a'+'A') + msg[1:]
+	}
+	return msg
 }
 
 // Info returns the aof_* fields of INFO persistence, in Redis's order.
@@ -421,7 +489,7 @@ func (m *Manager) Info() [][2]string {
 		{"aof_last_bgrewrite_status", st(m.lastRwOK.Load())},
 		{"aof_rewrites", strconv.FormatInt(m.rewrites.Load(), 10)},
 		{"aof_rewrites_consecutive_failures", strconv.FormatInt(m.failures.Load(), 10)},
-		{"aof_last_write_status", st(m.writeOK.Load())},
+		{"aof_last_write_status", st(m.writeOK())},
 		{"aof_last_cow_size", "0"},
 		{"module_fork_in_progress", "0"},
 		{"module_fork_last_cow_size", "0"},

@@ -357,3 +357,52 @@ func TestDebugLoadAOF(t *testing.T) {
 	require.NoError(t, c2.ConfigSet(ctx, "appendonly", "no").Err())
 	assert.ErrorContains(t, c2.Do(ctx, "DEBUG", "LOADAOF").Err(), "append only file is off")
 }
+
+// An AOF that cannot be written (here the rewrite's new incr file is
+// /dev/full: ENOSPC) refuses writes with Redis's MISCONF error; the record
+// that failed is kept, and the next rewrite (to a writable file) lifts the
+// refusal with nothing lost.
+func TestWriteErrorRefusesWritesAndLosesNothing(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	n := nodetest.Start(t, "appendonly", "yes", "shard-actors", "1")
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	incrs := incrFiles(t, n.Dir)
+	require.Len(t, incrs, 1)
+	// appendonly.aof.<gen>.s0.incr.aof: the rewrite opens generation gen+1.
+	parts := strings.Split(filepath.Base(incrs[0]), ".")
+	gen, err := strconv.Atoi(parts[2])
+	require.NoError(t, err)
+	next := func(g int) string {
+		return filepath.Join(n.Dir, "appendonlydir", "appendonly.aof."+strconv.Itoa(g)+".s0.incr.aof")
+	}
+	require.NoError(t, os.Symlink("/dev/full", next(gen+1)))
+	rewrite := func() {
+		before := info(t, c, "aof_rewrites")
+		require.NoError(t, c.BgRewriteAOF(ctx).Err())
+		nodetest.Eventually(t, 10*time.Second, func() bool {
+			return info(t, c, "aof_rewrites") != before && info(t, c, "aof_rewrite_in_progress") == "0"
+		}, "the rewrite ends")
+	}
+	rewrite()
+
+	// The write that meets the error is applied (its reply was due); the
+	// next ones are refused until the AOF can be written again.
+	require.NoError(t, c.Set(ctx, "b", "2", 0).Err())
+	misconf := "MISCONF Errors writing to the AOF file: No space left on device"
+	assert.EqualError(t, c.Set(ctx, "c", "3", 0).Err(), misconf)
+	assert.EqualError(t, c.Ping(ctx).Err(), misconf)
+	assert.Equal(t, "2", c.Get(ctx, "b").Val(), "reads are served")
+	assert.Equal(t, "err", info(t, c, "aof_last_write_status"))
+
+	rewrite() // generation gen+2 is a plain file
+	assert.Equal(t, "ok", info(t, c, "aof_last_write_status"))
+	require.NoError(t, c.Set(ctx, "c", "3", 0).Err())
+
+	c2 := restart(t, n, "appendonly", "yes", "shard-actors", "1").Client(t)
+	for k, v := range map[string]string{"a": "1", "b": "2", "c": "3"} {
+		assert.Equal(t, v, c2.Get(ctx, k).Val(), k)
+	}
+}

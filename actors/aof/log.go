@@ -27,6 +27,12 @@ type shardLog struct {
 	buf, nbuf []byte
 	args      [][]byte
 	snapped   [slots.NumSlots / 64]uint64
+	// pend and npend hold what a failed write left unwritten to cur and
+	// next: retried before the next record and once a second, so a full
+	// disk loses nothing the node acknowledged (writes are refused with
+	// MISCONF meanwhile, see Manager.Fault).
+	pend, npend []byte
+	failing     atomic.Bool // pend or npend is not empty
 
 	mu       sync.Mutex
 	cur      *os.File // nil while the first rewrite runs
@@ -84,21 +90,69 @@ func (l *shardLog) Append(recs []byte) {
 		}
 		l.nbuf = l.slotless(l.nbuf, payload)
 	}
-	if l.cur != nil && len(l.buf) > 0 {
-		n, err := l.cur.Write(l.buf)
-		l.size.Add(int64(n))
-		l.m.wrote(err)
-	}
-	if rewriting && len(l.nbuf) > 0 {
-		n, err := l.next.Write(l.nbuf)
-		l.nextSize.Add(int64(n))
-		l.m.wrote(err)
-	}
+	l.flushOut(l.buf, l.nbuf)
 	l.mu.Lock()
 	l.written++
 	l.mu.Unlock()
 	if l.m.Always() {
 		l.poke()
+	}
+}
+
+// flushOut writes what earlier failed writes left, then data to cur and
+// ndata to next (shard's turn).
+func (l *shardLog) flushOut(data, ndata []byte) {
+	var err error
+	if l.cur != nil {
+		l.pend, err = l.writeOut(l.cur, l.pend, data, &l.size)
+	}
+	if l.next != nil {
+		var nerr error
+		l.npend, nerr = l.writeOut(l.next, l.npend, ndata, &l.nextSize)
+		if err == nil {
+			err = nerr
+		}
+	}
+	l.setFailing(len(l.pend) > 0 || len(l.npend) > 0, err)
+}
+
+// writeOut appends pend and data to f and returns what is still unwritten.
+func (l *shardLog) writeOut(f *os.File, pend, data []byte, size *atomic.Int64) ([]byte, error) {
+	if len(pend) == 0 && len(data) == 0 {
+		return pend, nil
+	}
+	if len(pend) > 0 {
+		pend = append(pend, data...)
+		data = pend
+	}
+	n, err := f.Write(data)
+	size.Add(int64(n))
+	if err == nil {
+		return pend[:0], nil
+	}
+	if len(pend) > 0 {
+		return pend[:copy(pend, pend[n:])], err // data is pend
+	}
+	return append(pend, data[n:]...), err
+}
+
+// setFailing records the log's state and tells the manager on a change.
+func (l *shardLog) setFailing(on bool, err error) {
+	changed := l.failing.Load() != on
+	if changed {
+		l.failing.Store(on)
+		l.m.logFailing(on, err)
+	}
+	if on || changed {
+		l.poke() // the syncer retries in a second, or syncs what is written now
+	}
+}
+
+// retry writes what failed writes left (a shard turn scheduled by the
+// syncer).
+func (l *shardLog) retry() {
+	if l.failing.Load() {
+		l.flushOut(nil, nil)
 	}
 }
 
@@ -155,6 +209,9 @@ func (l *shardLog) syncLoop() {
 		case <-l.kick:
 			l.syncOnce(false)
 		case <-t.C:
+			if l.failing.Load() {
+				l.m.g.Do(l.id, func(*shard.Shard) { l.retry() })
+			}
 			if l.m.Policy() == policyEverysec {
 				l.syncOnce(false)
 			}
@@ -180,7 +237,13 @@ func (l *shardLog) syncLoop() {
 func (l *shardLog) syncOnce(final bool) {
 	l.mu.Lock()
 	target := l.written
-	need := target > l.synced
+	if l.failing.Load() {
+		// Appends up to written are not all in the file: waiting replies
+		// wait for the retry that writes them.
+		target = l.synced
+	}
+	// After an fsync error, try again even with nothing new to write.
+	need := target > l.synced || l.m.syncErr.Load() != nil
 	files := [2]*os.File{l.cur, l.next}
 	retired := l.retired
 	l.retired = nil
@@ -260,6 +323,9 @@ func (l *shardLog) finishRewrite() {
 	}
 	l.cur, l.curName, l.next, l.nextName = l.next, l.nextName, nil, ""
 	l.mu.Unlock()
+	// What the retired file still lacked is in the new base.
+	l.pend, l.npend = l.npend, nil
+	l.setFailing(len(l.pend) > 0, nil)
 	l.size.Store(l.nextSize.Load())
 	l.poke()
 }
@@ -272,6 +338,8 @@ func (l *shardLog) abortRewrite() {
 	}
 	l.next, l.nextName = nil, ""
 	l.mu.Unlock()
+	l.npend = nil
+	l.setFailing(len(l.pend) > 0, nil)
 	l.poke()
 }
 

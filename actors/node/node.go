@@ -122,6 +122,19 @@ func Start(cfg *config.Config) (*Node, error) {
 	// as in Redis.
 	n.AOF = aof.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
 	n.Persist.AOF = n.AOF
+	// A failed save (with stop-writes-on-bgsave-error) or AOF write makes
+	// the node refuse writes with MISCONF until it persists again.
+	diskFault := func() {
+		msg := n.Persist.Fault()
+		if msg == "" {
+			msg = n.AOF.Fault()
+		}
+		n.Server.SetDiskError(msg)
+	}
+	n.Persist.OnFault, n.AOF.OnFault = diskFault, diskFault
+	cfg.OnChange("stop-writes-on-bgsave-error", func(string) { diskFault() })
+	cfg.OnChange("save", func(string) { diskFault() })
+	cfg.OnChange("appendonly", func(string) { diskFault() })
 	load := n.Persist.Load
 	if cfg.Bool("appendonly") {
 		load = n.AOF.Open

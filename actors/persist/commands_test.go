@@ -111,7 +111,8 @@ func TestShutdownFailsWhenTheSaveFails(t *testing.T) {
 	assert.EqualError(t, c.Do(ctx, "SHUTDOWN", "SAVE").Err(), "ERR Errors trying to SHUTDOWN. Check logs.")
 	assert.Equal(t, "1", c.Get(ctx, "a").Val())
 	assert.Error(t, c.Save(ctx).Err())
-	assert.Equal(t, "err", infoField(t, c, "rdb_last_bgsave_status"))
+	// A foreground save does not mark the background status, as in Redis.
+	assert.Equal(t, "ok", infoField(t, c, "rdb_last_bgsave_status"))
 	require.Error(t, c.Do(ctx, "SHUTDOWN", "SAVE", "FORCE").Err())
 	require.NoError(t, n.Wait())
 }
@@ -181,4 +182,51 @@ func TestFlushAllSavesWithSaveRules(t *testing.T) {
 
 	n2 := nodetest.Start(t, "dir", n.Dir)
 	assert.Equal(t, int64(0), n2.Client(t).DBSize(ctx).Val(), "flushed keys came back")
+}
+
+// A failed background save refuses writes (and PING) with Redis's MISCONF
+// error while save rules are set and stop-writes-on-bgsave-error is yes;
+// reads go on, and a successful save or the directive lifts it.
+func TestFailedBgsaveRefusesWrites(t *testing.T) {
+	const misconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+		"Commands that may modify the data set are disabled, because this instance is configured to report errors " +
+		"during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs " +
+		"for details about the RDB error."
+	n := nodetest.Start(t, "save", "3600 1")
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	// A directory where the file should be makes every save fail.
+	block := filepath.Join(n.Dir, "dump.rdb")
+	require.NoError(t, os.Mkdir(block, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(block, "x"), nil, 0o644))
+
+	require.Error(t, c.Save(ctx).Err())
+	require.NoError(t, c.Set(ctx, "b", "1", 0).Err(), "a failed foreground SAVE does not refuse writes")
+
+	require.NoError(t, c.BgSave(ctx).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool { return infoField(t, c, "rdb_last_bgsave_status") == "err" },
+		"the background save fails")
+	assert.EqualError(t, c.Set(ctx, "c", "1", 0).Err(), misconf)
+	assert.EqualError(t, c.Ping(ctx).Err(), misconf)
+	assert.Equal(t, "1", c.Get(ctx, "a").Val(), "reads are served")
+	// Inside MULTI the refusal comes at queue time and EXEC aborts.
+	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "c", "1", 0)
+		return nil
+	})
+	assert.ErrorContains(t, err, "EXECABORT")
+
+	require.NoError(t, c.ConfigSet(ctx, "stop-writes-on-bgsave-error", "no").Err())
+	require.NoError(t, c.Set(ctx, "c", "1", 0).Err())
+	require.NoError(t, c.ConfigSet(ctx, "stop-writes-on-bgsave-error", "yes").Err())
+	assert.EqualError(t, c.Set(ctx, "c", "2", 0).Err(), misconf)
+	require.NoError(t, c.ConfigSet(ctx, "save", "").Err())
+	require.NoError(t, c.Set(ctx, "c", "2", 0).Err(), "no save rules: no refusal")
+	require.NoError(t, c.ConfigSet(ctx, "save", "3600 1").Err())
+	assert.EqualError(t, c.Set(ctx, "c", "3", 0).Err(), misconf)
+
+	require.NoError(t, os.RemoveAll(block))
+	require.NoError(t, c.Save(ctx).Err())
+	require.NoError(t, c.Set(ctx, "d", "1", 0).Err(), "a successful save lifts the refusal")
+	assert.Equal(t, "ok", infoField(t, c, "rdb_last_bgsave_status"))
 }

@@ -69,7 +69,9 @@ type Manager struct {
 	OnReplState func(id string, offsets []int64)
 	// Freeze, when set, stops replication before the final snapshot and
 	// returns what resumes it (FinalSave).
-	Freeze    func() (resume func())
+	Freeze func() (resume func())
+	// OnFault runs when Fault may have changed (set by the node).
+	OnFault   func()
 	loadedAux map[string]string
 	lastKeys  atomic.Int64
 	stop      chan struct{}
@@ -177,7 +179,11 @@ func (m *Manager) run(bg bool) error {
 		m.bgStart.Store(0)
 		m.bgInProgress.Store(false)
 	}
-	m.lastOK.Store(err == nil)
+	// Like Redis: only a failed background save marks the status (and
+	// refuses writes); any successful save clears it.
+	if (bg || err == nil) && m.lastOK.Swap(err == nil) != (err == nil) {
+		m.fault()
+	}
 	if err != nil {
 		m.log.Warn().Err(err).Msg("Failed saving the DB")
 		return err
@@ -301,6 +307,27 @@ func (m *Manager) encode(cw *crcWriter) error {
 	}
 	cw.write(tail[:])
 	return cw.err
+}
+
+// errBgsave is Redis's refusal of writes after a failed background save.
+const errBgsave = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+	"Commands that may modify the data set are disabled, because this instance is configured to report errors " +
+	"during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs " +
+	"for details about the RDB error."
+
+// Fault is the error that refuses writes after a failed save while save
+// rules are set and stop-writes-on-bgsave-error is yes; "" otherwise.
+func (m *Manager) Fault() string {
+	if m.lastOK.Load() || !m.cfg.Bool("stop-writes-on-bgsave-error") || len(m.cfg.SaveParams()) == 0 {
+		return ""
+	}
+	return errBgsave
+}
+
+func (m *Manager) fault() {
+	if f := m.OnFault; f != nil {
+		f()
+	}
 }
 
 // Info returns the INFO persistence fields in Redis's order.
