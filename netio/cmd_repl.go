@@ -105,13 +105,17 @@ func (s *Server) SetDiskError(msg string) {
 	s.diskErr.Store(&msg)
 }
 
-// diskCheck is the MISCONF refusal for spec while persisting fails.
-func (s *Server) diskCheck(spec *command.Spec) string {
+// diskCheck is the MISCONF refusal for spec while persisting fails: write
+// commands, PING, and EXEC of a transaction with a write.
+func (s *Server) diskCheck(cl *client, spec *command.Spec) string {
 	p := s.diskErr.Load()
-	if p == nil || s.replGate.Load()&GateReplica != 0 || !(spec.Write() || spec.Name == "ping") {
+	if p == nil || s.replGate.Load()&GateReplica != 0 {
 		return ""
 	}
-	return *p
+	if spec.Write() || spec.Name == "ping" || (spec.Name == "exec" && cl.multi && cl.txWrites()) {
+		return *p
+	}
+	return ""
 }
 
 // gateCheck applies the replica rules to a command about to run: READONLY

@@ -69,6 +69,14 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 	}
 	cl.totalCmds.Add(1)
 	if errMsg != "" {
+		if cl.multi && spec != nil && spec.Name == "exec" {
+			// A refused EXEC discards the transaction, naming why (Redis's
+			// execCommandAbort; plain errors lose their ERR code there).
+			s.replyErr(g, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(errMsg, "ERR "))
+			cl.discardTx()
+			s.unwatch(cl)
+			return true
+		}
 		s.replyErr(g, errMsg)
 		if cl.multi {
 			cl.multiErr = true
@@ -92,7 +100,9 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 	return true
 }
 
-// resolve finds the spec (subcommand included) and checks arity and auth.
+// resolve finds the spec (subcommand included) and checks arity, auth and
+// the server's refusals; with an error, spec is nil only when the command
+// itself is unknown.
 func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	spec := command.Lookup(args[0])
 	if spec == nil {
@@ -109,19 +119,19 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 		spec = sub
 	}
 	if !spec.ArityOK(len(args)) {
-		return nil, "ERR wrong number of arguments for '" + spec.Name + "' command"
+		return spec, "ERR wrong number of arguments for '" + spec.Name + "' command"
 	}
 	if !cl.authed && !spec.NoAuth() {
-		return nil, "NOAUTH Authentication required."
+		return spec, "NOAUTH Authentication required."
 	}
 	if s.diskErr.Load() != nil {
-		if msg := s.diskCheck(spec); msg != "" {
-			return nil, msg
+		if msg := s.diskCheck(cl, spec); msg != "" {
+			return spec, msg
 		}
 	}
 	if s.replGate.Load() != 0 {
 		if msg := s.gateCheck(spec); msg != "" {
-			return nil, msg
+			return spec, msg
 		}
 	}
 	return spec, ""

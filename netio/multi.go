@@ -59,6 +59,16 @@ func cmdMulti(x *Ctx) {
 	x.W.OK()
 }
 
+// txWrites reports whether a queued command of the transaction writes.
+func (cl *client) txWrites() bool {
+	for _, q := range cl.txq {
+		if q.spec.Write() {
+			return true
+		}
+	}
+	return false
+}
+
 func cmdDiscard(x *Ctx) {
 	if !x.C.multi {
 		x.W.Error("ERR DISCARD without MULTI")

@@ -41,6 +41,13 @@ func TestMultiExecBasics(t *testing.T) {
 		require.EqualError(t, conn.Do(ctx, "MULTI").Err(), "ERR MULTI calls can not be nested")
 		require.EqualError(t, conn.Do(ctx, "WATCH", "x").Err(), "ERR WATCH inside MULTI is not allowed")
 		require.Equal(t, "OK", conn.Do(ctx, "DISCARD").Val())
+		// A refused EXEC itself discards the transaction, naming why.
+		require.Equal(t, "OK", conn.Do(ctx, "MULTI").Val())
+		require.Equal(t, "QUEUED", conn.Do(ctx, "SET", "{u}a", "3").Val())
+		require.EqualError(t, conn.Do(ctx, "EXEC", "x").Err(),
+			"EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command")
+		require.EqualError(t, conn.Do(ctx, "EXEC").Err(), "ERR EXEC without MULTI")
+		require.Equal(t, "1", conn.Get(ctx, "{u}a").Val())
 		require.NoError(t, conn.Close())
 	}
 }

@@ -203,9 +203,17 @@ func TestFailedBgsaveRefusesWrites(t *testing.T) {
 	require.Error(t, c.Save(ctx).Err())
 	require.NoError(t, c.Set(ctx, "b", "1", 0).Err(), "a failed foreground SAVE does not refuse writes")
 
+	// A transaction queued before the failure is refused at EXEC.
+	tx := c.Conn()
+	defer tx.Close()
+	require.NoError(t, tx.Do(ctx, "MULTI").Err())
+	require.Equal(t, "QUEUED", tx.Do(ctx, "SET", "x", "1").Val())
+
 	require.NoError(t, c.BgSave(ctx).Err())
 	nodetest.Eventually(t, 10*time.Second, func() bool { return infoField(t, c, "rdb_last_bgsave_status") == "err" },
 		"the background save fails")
+	assert.EqualError(t, tx.Do(ctx, "EXEC").Err(), "EXECABORT Transaction discarded because of: "+misconf)
+	assert.EqualError(t, tx.Do(ctx, "EXEC").Err(), "ERR EXEC without MULTI", "the transaction is gone")
 	assert.EqualError(t, c.Set(ctx, "c", "1", 0).Err(), misconf)
 	assert.EqualError(t, c.Ping(ctx).Err(), misconf)
 	assert.Equal(t, "1", c.Get(ctx, "a").Val(), "reads are served")
