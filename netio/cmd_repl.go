@@ -122,12 +122,13 @@ func (s *Server) diskCheck(cl *client, spec *command.Spec) string {
 // for writes (in cluster mode keyed writes are redirected by the routing
 // table instead), MASTERDOWN for commands without the stale flag while
 // the link is down, LOADING during a full sync.
-func (s *Server) gateCheck(spec *command.Spec) string {
+func (s *Server) gateCheck(cl *client, spec *command.Spec) string {
 	g := s.replGate.Load()
 	if g&(GateReadOnly|GateStaleDeny|GateLoading) == 0 {
 		return ""
 	}
-	if g&GateReadOnly != 0 && spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) {
+	if g&GateReadOnly != 0 && (spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) ||
+		spec.Name == "exec" && cl.multi && cl.txWrites()) {
 		return "READONLY You can't write against a read only replica."
 	}
 	if g&GateStaleDeny != 0 && !spec.Stale() {

@@ -130,7 +130,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 		}
 	}
 	if s.replGate.Load() != 0 {
-		if msg := s.gateCheck(spec); msg != "" {
+		if msg := s.gateCheck(cl, spec); msg != "" {
 			return spec, msg
 		}
 	}

@@ -71,8 +71,15 @@ func TestReplicaRules(t *testing.T) {
 	p := start(t, 2)
 	r := start(t, 2)
 	require.NoError(t, p.Client(t).Set(ctx, "k", "v", 0).Err())
+	// A transaction queued while r was a primary is refused at EXEC.
+	tx := r.Client(t).Conn()
+	defer tx.Close()
+	require.NoError(t, tx.Do(ctx, "MULTI").Err())
+	require.Equal(t, "QUEUED", tx.Do(ctx, "SET", "k", "x").Val())
 	replicate(t, r, p)
 	const readOnly = "READONLY You can't write against a read only replica."
+	assert.EqualError(t, tx.Do(ctx, "EXEC").Err(), "EXECABORT Transaction discarded because of: "+readOnly)
+	assert.EqualError(t, tx.Do(ctx, "EXEC").Err(), "ERR EXEC without MULTI")
 	for _, proto := range []int{2, 3} {
 		rc := r.Client(t, proto)
 		assert.Equal(t, "v", rc.Get(ctx, "k").Val())
