@@ -33,8 +33,8 @@ func bitSameAsRedis(t *testing.T, script [][]string, directives ...string) {
 			if !serial {
 				t.Parallel()
 			}
-			want := strDial(t, ref, proto)
-			got := strDial(t, n.Addr, proto)
+			want := respDial(t, ref, proto)
+			got := respDial(t, n.Addr, proto)
 			tag := fmt.Sprintf("{t%d}", proto)
 			for _, cmd := range script {
 				args := make([]string, len(cmd))
@@ -59,7 +59,7 @@ func bitShort(args []string) []string {
 }
 
 // bitDo sends one command on sc and returns its raw reply.
-func bitDo(t *testing.T, sc *strConn, args []string) string {
+func bitDo(t *testing.T, sc *respConn, args []string) string {
 	t.Helper()
 	return sc.Do(args...)
 }

@@ -1,102 +1,38 @@
 package shard_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
-// dumpConn is a raw RESP connection for the DUMP/RESTORE tests: replies
-// come back verbatim so both servers' bytes can be compared.
-type dumpConn struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dumpDial(t *testing.T, addr string, proto int) *dumpConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	dc := &dumpConn{t: t, c: c, r: bufio.NewReaderSize(c, 1<<16)}
-	if proto == 3 {
-		require.True(t, strings.HasPrefix(dc.Do("HELLO", "3"), "%"))
-	}
-	return dc
-}
-
-// Do sends one command and returns its raw reply.
-func (dc *dumpConn) Do(args ...string) string {
-	dc.t.Helper()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	require.NoError(dc.t, dc.c.SetDeadline(time.Now().Add(30*time.Second)))
-	_, err := dc.c.Write(b.Bytes())
-	require.NoError(dc.t, err)
-	raw, err := dumpRead(dc.r)
-	require.NoError(dc.t, err, "reply to %.100q", args)
-	return raw
-}
-
-// Pipe sends several commands in one write and returns their raw replies.
-func (dc *dumpConn) Pipe(cmds ...[]string) []string {
-	dc.t.Helper()
-	var b bytes.Buffer
-	for _, args := range cmds {
-		fmt.Fprintf(&b, "*%d\r\n", len(args))
-		for _, a := range args {
-			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-		}
-	}
-	require.NoError(dc.t, dc.c.SetDeadline(time.Now().Add(30*time.Second)))
-	_, err := dc.c.Write(b.Bytes())
-	require.NoError(dc.t, err)
-	out := make([]string, len(cmds))
-	for i := range out {
-		out[i], err = dumpRead(dc.r)
-		require.NoError(dc.t, err)
-	}
-	return out
-}
-
 // Bulk sends a command whose reply must be a bulk string and returns it.
-func (dc *dumpConn) Bulk(args ...string) string {
-	dc.t.Helper()
-	raw := dc.Do(args...)
-	require.True(dc.t, strings.HasPrefix(raw, "$"), "%.100q: %.200q", args, raw)
+func (rc *respConn) Bulk(args ...string) string {
+	rc.t.Helper()
+	raw := rc.Do(args...)
+	require.True(rc.t, strings.HasPrefix(raw, "$"), "%.100q: %.200q", args, raw)
 	i := strings.Index(raw, "\r\n")
 	return raw[i+2 : len(raw)-2]
 }
 
 // Digest is DEBUG DIGEST-VALUE of one key.
-func (dc *dumpConn) Digest(key string) string {
-	dc.t.Helper()
-	raw := dc.Do("DEBUG", "DIGEST-VALUE", key)
-	require.True(dc.t, strings.HasPrefix(raw, "*1\r\n+"), raw)
+func (rc *respConn) Digest(key string) string {
+	rc.t.Helper()
+	raw := rc.Do("DEBUG", "DIGEST-VALUE", key)
+	require.True(rc.t, strings.HasPrefix(raw, "*1\r\n+"), raw)
 	return raw[5 : len(raw)-2]
 }
 
 // Encoding is OBJECT ENCODING of key.
-func (dc *dumpConn) Encoding(key string) string {
-	dc.t.Helper()
-	return dc.Bulk("OBJECT", "ENCODING", key)
+func (rc *respConn) Encoding(key string) string {
+	rc.t.Helper()
+	return rc.Bulk("OBJECT", "ENCODING", key)
 }
-
-// dumpRead reads one reply verbatim (shared helper).
-var dumpRead = nodetest.ReadReply
 
 // dumpRedis starts a real redis-server (DEBUG enabled) for side-by-side
 // comparisons; the test is skipped when none is installed.

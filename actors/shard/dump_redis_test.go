@@ -22,8 +22,8 @@ import (
 func TestDumpRestoreCrossServer(t *testing.T) {
 	raddr := dumpRedis(t)
 	n := dumpNode(t)
-	r := dumpDial(t, raddr, 2)
-	s := dumpDial(t, n.Addr, 2)
+	r := respDial(t, raddr, 2)
+	s := respDial(t, n.Addr, 2)
 	both := func(args ...string) string {
 		t.Helper()
 		want := r.Do(args...)
@@ -77,7 +77,7 @@ func TestDumpRestoreCrossServer(t *testing.T) {
 
 // dumpContents reads a value the way a client sees it, in an order that
 // does not depend on hash tables.
-func dumpContents(c *dumpConn, key string) string {
+func dumpContents(c *respConn, key string) string {
 	typ := c.Do("TYPE", key)
 	switch typ {
 	case "+string\r\n":
@@ -100,8 +100,8 @@ func dumpContents(c *dumpConn, key string) string {
 func TestRestoreLegacyEncodingsCrossServer(t *testing.T) {
 	raddr := dumpRedis(t)
 	n := dumpNode(t)
-	r := dumpDial(t, raddr, 3)
-	s := dumpDial(t, n.Addr, 3)
+	r := respDial(t, raddr, 3)
+	s := respDial(t, n.Addr, 3)
 	blob := func(typ byte, b []byte) string {
 		e := rdb.NewEncoder(rdb.Options{})
 		e.Type(typ)
@@ -313,8 +313,8 @@ func TestDumpRestoreErrorsLikeRedis(t *testing.T) {
 	}
 	script = append(script, []string{"EXISTS", "bad"})
 	for _, proto := range []int{2, 3} {
-		r := dumpDial(t, raddr, proto)
-		s := dumpDial(t, n.Addr, proto)
+		r := respDial(t, raddr, proto)
+		s := respDial(t, n.Addr, proto)
 		r.Do("FLUSHALL")
 		s.Do("FLUSHALL")
 		for _, args := range script {
@@ -328,11 +328,11 @@ func TestDumpRestoreErrorsLikeRedis(t *testing.T) {
 // hash/zset/set encoding limits decide restored encodings alike.
 // dumpPair connects to a redis-server and a slotd node; both runs a command
 // on each and requires the same reply, returning it.
-func dumpPair(t *testing.T) (r, s *dumpConn, both func(args ...string) string) {
+func dumpPair(t *testing.T) (r, s *respConn, both func(args ...string) string) {
 	raddr := dumpRedis(t)
 	n := dumpNode(t)
-	r = dumpDial(t, raddr, 2)
-	s = dumpDial(t, n.Addr, 2)
+	r = respDial(t, raddr, 2)
+	s = respDial(t, n.Addr, 2)
 	both = func(args ...string) string {
 		t.Helper()
 		want := r.Do(args...)
@@ -401,8 +401,8 @@ func TestDumpIntsetWidthLikeRedis(t *testing.T) {
 func TestRedisMigratesIntoSlotd(t *testing.T) {
 	raddr := dumpRedis(t)
 	n := dumpNode(t)
-	r := dumpDial(t, raddr, 2)
-	s := dumpDial(t, n.Addr, 2)
+	r := respDial(t, raddr, 2)
+	s := respDial(t, n.Addr, 2)
 	var keys []string
 	want := map[string]string{}
 	for _, tc := range dumpCases() {

@@ -25,7 +25,7 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	for _, proto := range []int{2, 3} {
 		c := n.Client(t, proto)
-		raw := dumpDial(t, n.Addr, proto)
+		raw := respDial(t, n.Addr, proto)
 		require.NoError(t, c.FlushAll(ctx).Err())
 		for _, tc := range dumpCases() {
 			k := "rt:" + tc.name
@@ -129,7 +129,7 @@ func TestRestoreTouchesWatchedKey(t *testing.T) {
 // and whatever it accepts is a usable value.
 func TestRestoreCorruptPayloads(t *testing.T) {
 	n := dumpNode(t)
-	c := dumpDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	var payloads []string
 	for _, tc := range dumpCases() {
 		if len(tc.build) > 1 {
@@ -185,7 +185,7 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 // not depend on which shard holds which key.
 func TestDebugDigest(t *testing.T) {
 	n := dumpNode(t, "shard-actors", "4")
-	c := dumpDial(t, n.Addr, 3)
+	c := respDial(t, n.Addr, 3)
 	zero := strings.Repeat("0", 40)
 	assert.Equal(t, "+"+zero+"\r\n", c.Do("DEBUG", "DIGEST"))
 	assert.Equal(t, "*0\r\n", c.Do("DEBUG", "DIGEST-VALUE"))
@@ -216,7 +216,7 @@ func TestDebugDigest(t *testing.T) {
 
 	// The same keys written in another order on a node with another shard
 	// count give the same dataset digest.
-	other := dumpDial(t, dumpNode(t, "shard-actors", "1").Addr, 3)
+	other := respDial(t, dumpNode(t, "shard-actors", "1").Addr, 3)
 	for i := 0; i < 200; i++ {
 		c.Do("SADD", "s"+strconv.Itoa(i), strconv.Itoa(i), "x")
 		other.Do("SADD", "s"+strconv.Itoa(199-i), "x", strconv.Itoa(199-i))
@@ -230,7 +230,7 @@ func TestDebugDigest(t *testing.T) {
 
 func TestDebugDigestNeedsDebugEnabled(t *testing.T) {
 	n := nodetest.Start(t, "enable-debug-command", "no")
-	c := dumpDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	assert.True(t, strings.HasPrefix(c.Do("DEBUG", "DIGEST"), "-ERR DEBUG command not allowed"))
 	assert.True(t, strings.HasPrefix(c.Do("DEBUG", "DIGEST-VALUE", "k"), "-ERR DEBUG command not allowed"))
 }

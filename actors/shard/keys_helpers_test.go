@@ -3,12 +3,9 @@ package shard_test
 import (
 	"bufio"
 	"bytes"
-	"fmt"
-	"net"
 	"sort"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,45 +18,6 @@ func keysNode(t *testing.T) *nodetest.Node {
 	return nodetest.Start(t, "shard-actors", "4")
 }
 
-// keysConn is a raw RESP connection: it returns each reply's exact bytes,
-// so tests can check reply types (simple vs bulk, RESP2 vs RESP3 nulls).
-type keysConn struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-func keysDial(t *testing.T, addr string, proto int) *keysConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	kc := &keysConn{t: t, c: c, r: bufio.NewReader(c)}
-	if proto == 3 {
-		kc.Do("HELLO", "3")
-	}
-	return kc
-}
-
-// Do sends one command and returns its raw reply.
-func (kc *keysConn) Do(args ...string) string {
-	kc.t.Helper()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	require.NoError(kc.t, kc.c.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err := kc.c.Write(b.Bytes())
-	require.NoError(kc.t, err)
-	raw, err := keysReadReply(kc.r)
-	require.NoError(kc.t, err)
-	return raw
-}
-
-// keysReadReply reads one reply verbatim (shared helper).
-var keysReadReply = nodetest.ReadReply
-
 // keysElems splits a raw aggregate reply into its header and raw elements.
 func keysElems(t *testing.T, raw string) (string, []string) {
 	t.Helper()
@@ -70,7 +28,7 @@ func keysElems(t *testing.T, raw string) (string, []string) {
 	require.NoError(t, err, raw)
 	var els []string
 	for i := 0; i < n; i++ {
-		el, err := keysReadReply(r)
+		el, err := nodetest.ReadReply(r)
 		require.NoError(t, err)
 		els = append(els, el)
 	}
@@ -106,7 +64,7 @@ func keysBulk(t *testing.T, raw string) string {
 
 // keysScanAll iterates SCAN (with extra options) to the end and returns
 // every reported key with its multiplicity, checking each reply's shape.
-func keysScanAll(t *testing.T, kc *keysConn, opts ...string) map[string]int {
+func keysScanAll(t *testing.T, kc *respConn, opts ...string) map[string]int {
 	t.Helper()
 	seen := map[string]int{}
 	cursor := "0"

@@ -279,8 +279,8 @@ func TestKeysSameAsRedis(t *testing.T) {
 	raddr := keysRedis(t)
 	n := keysNode(t)
 	for _, proto := range []int{2, 3} {
-		ours := keysDial(t, n.Addr, proto)
-		theirs := keysDial(t, raddr, proto)
+		ours := respDial(t, n.Addr, proto)
+		theirs := respDial(t, raddr, proto)
 		for _, line := range strings.Split(keysScript, "\n") {
 			if strings.TrimSpace(line) == "" {
 				continue

@@ -428,7 +428,7 @@ func testKeysExpiredNeverReturned(t *testing.T, n *nodetest.Node) {
 		assert.ElementsMatch(t, live, rdb.Keys(keysCtx, "*").Val())
 		assert.Empty(t, rdb.Keys(keysCtx, "{e}dead*").Val())
 		assert.Empty(t, rdb.Keys(keysCtx, "dead1").Val())
-		kc := keysDial(t, n.Addr, 2)
+		kc := respDial(t, n.Addr, 2)
 		seen := keysScanAll(t, kc, "COUNT", "3")
 		for _, k := range dead {
 			assert.NotContains(t, seen, k)
@@ -482,7 +482,7 @@ func testKeysScanOptions(t *testing.T, n *nodetest.Node) {
 			require.NoError(t, rdb.Set(keysCtx, k, "v", 0).Err())
 		}
 		keysPlantList(t, n, "alist")
-		kc := keysDial(t, n.Addr, 2)
+		kc := respDial(t, n.Addr, 2)
 		keysOf := func(m map[string]int) []string {
 			var out []string
 			for k := range m {
@@ -601,7 +601,7 @@ func TestKeysScanGuarantee(t *testing.T) {
 	for _, pc := range [][2]int{{2, 3}, {2, 50}, {3, 10}, {3, 200}} {
 		proto, count := pc[0], pc[1]
 		{
-			kc := keysDial(t, n.Addr, proto)
+			kc := respDial(t, n.Addr, proto)
 			seen := map[string]bool{}
 			cursor := "0"
 			calls := 0
@@ -656,7 +656,7 @@ func TestKeysClusterMode(t *testing.T) {
 	}
 	assert.Equal(t, int64(200), rdb.DBSize(keysCtx).Val())
 	assert.ElementsMatch(t, keys, rdb.Keys(keysCtx, "*").Val())
-	kc := keysDial(t, n.Addr, 3)
+	kc := respDial(t, n.Addr, 3)
 	seen := keysScanAll(t, kc, "COUNT", "7")
 	assert.Len(t, seen, 200)
 	assert.Contains(t, keys, rdb.RandomKey(keysCtx).Val())

@@ -2,58 +2,15 @@ package shard_test
 
 import (
 	"bufio"
-	"bytes"
-	"fmt"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
-
-// lhConn is a raw RESP connection returning each reply's exact bytes, so
-// list and hash tests see reply types as a client does.
-type lhConn struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-func lhDial(t *testing.T, addr string, proto int) *lhConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	lc := &lhConn{t: t, c: c, r: bufio.NewReader(c)}
-	if proto == 3 {
-		require.True(t, strings.HasPrefix(lc.Do("HELLO", "3"), "%"))
-	}
-	return lc
-}
-
-// Do sends one command and returns its raw reply.
-func (lc *lhConn) Do(args ...string) string {
-	lc.t.Helper()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	require.NoError(lc.t, lc.c.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err := lc.c.Write(b.Bytes())
-	require.NoError(lc.t, err)
-	raw, err := lhRead(lc.r)
-	require.NoError(lc.t, err, "reply to %q", args)
-	return raw
-}
-
-// lhRead reads one reply verbatim (shared helper).
-var lhRead = nodetest.ReadReply
 
 // lhElems splits an aggregate reply into its header line and raw elements
 // (a map's keys and values alternate).
@@ -70,7 +27,7 @@ func lhElems(t *testing.T, raw string) (string, []string) {
 	}
 	var els []string
 	for i := 0; i < n; i++ {
-		el, err := lhRead(r)
+		el, err := nodetest.ReadReply(r)
 		require.NoError(t, err)
 		els = append(els, el)
 	}
@@ -132,7 +89,7 @@ func lhBulk(t *testing.T, raw string) string {
 
 // lhScanAll runs HSCAN key to the end and returns every field with its
 // value, checking each step's shape.
-func lhScanAll(t *testing.T, lc *lhConn, key string, opts ...string) map[string]string {
+func lhScanAll(t *testing.T, lc *respConn, key string, opts ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	cursor := "0"

@@ -509,8 +509,8 @@ func TestListHashSameAsRedis(t *testing.T) {
 	raddr := lhRedis(t)
 	n := lhNode(t)
 	for _, proto := range []int{2, 3} {
-		ours := lhDial(t, n.Addr, proto)
-		theirs := lhDial(t, raddr, proto)
+		ours := respDial(t, n.Addr, proto)
+		theirs := respDial(t, raddr, proto)
 		for _, line := range strings.Split(lhScript, "\n") {
 			if strings.TrimSpace(line) == "" {
 				continue

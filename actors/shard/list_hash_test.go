@@ -88,7 +88,7 @@ func lhTestListsGoRedis(t *testing.T, n *nodetest.Node) {
 // shape differs between RESP2 and RESP3 or between null forms.
 func lhTestListReplyTypes(t *testing.T, n *nodetest.Node) {
 	for _, proto := range []int{2, 3} {
-		c := lhDial(t, n.Addr, proto)
+		c := respDial(t, n.Addr, proto)
 		k := func(s string) string { return "{lr" + strconv.Itoa(proto) + "}" + s }
 		null, nullArr := "$-1\r\n", "*-1\r\n"
 		if proto == 3 {
@@ -193,7 +193,7 @@ func lhTestHashesGoRedis(t *testing.T, n *nodetest.Node) {
 
 func lhTestHashReplyTypes(t *testing.T, n *nodetest.Node) {
 	for _, proto := range []int{2, 3} {
-		c := lhDial(t, n.Addr, proto)
+		c := respDial(t, n.Addr, proto)
 		k := func(s string) string { return "{hr" + strconv.Itoa(proto) + "}" + s }
 		null, emptyMap, mapHead := "$-1\r\n", "*0\r\n", "*4\r\n"
 		pairHead := ""
@@ -331,7 +331,7 @@ func lhTestHScanBig(t *testing.T, n *nodetest.Node) {
 }
 
 func lhTestWrongType(t *testing.T, n *nodetest.Node) {
-	c := lhDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	const wt = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
 	require.Equal(t, ":1\r\n", c.Do("HSET", "{wt}h", "f", "v"))
 	require.Equal(t, ":1\r\n", c.Do("RPUSH", "{wt}l", "x"))
@@ -355,7 +355,7 @@ func lhTestWrongType(t *testing.T, n *nodetest.Node) {
 }
 
 func lhTestCrossSlot(t *testing.T, n *nodetest.Node) {
-	c := lhDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	const cross = "-CROSSSLOT Keys in request don't hash to the same slot\r\n"
 	assert.Equal(t, cross, c.Do("LMOVE", "{a}x", "{b}x", "LEFT", "LEFT"))
 	assert.Equal(t, cross, c.Do("RPOPLPUSH", "{a}x", "{b}x"))

@@ -466,8 +466,8 @@ func TestScriptMatchesRedis(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "1")
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			want := scrDial(t, raddr, proto)
-			got := scrDial(t, n.Addr, proto)
+			want := respDial(t, raddr, proto)
+			got := respDial(t, n.Addr, proto)
 			for _, cmd := range scrScript {
 				w, g := want.Do(cmd...), got.Do(cmd...)
 				assert.Equal(t, w, g, "%s", strings.Join(cmd, " "))

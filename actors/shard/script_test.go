@@ -40,7 +40,7 @@ const (
 // is refused keys that live in another actor.
 func TestScriptKeysAcrossShards(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "4")
-	c := scrDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	k0 := scrKey("a", 0, 4, -1)
 	k0b := scrKey("b", 0, 4, slots.HashSlot([]byte(k0)))
 	k1 := scrKey("c", 1, 4, -1)
@@ -78,7 +78,7 @@ func TestScriptClusterOwnership(t *testing.T) {
 		info, _ := rdb.ClusterInfo(scrCtx).Result()
 		return strings.Contains(info, "cluster_state:ok")
 	}, "cluster_state:ok")
-	c := scrDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	// "b" is slot 3300 (served), "a" is 15495 (not served).
 	assert.Equal(t, "+OK\r\n", c.Do("EVAL", "return redis.call('set', 'b', 1)", "0"))
 	assert.Equal(t, scrErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', 'a')", "1", "b"))
@@ -130,8 +130,8 @@ func TestScriptCacheSharedByShards(t *testing.T) {
 // with a single event loop.
 func TestScriptKill(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "2", "event-loops", "1", "lua-time-limit", "100")
-	runner := scrDial(t, n.Addr, 2)
-	other := scrDial(t, n.Addr, 2)
+	runner := respDial(t, n.Addr, 2)
+	other := respDial(t, n.Addr, 2)
 	k0 := scrKey("k", 0, 2, -1)
 	k1 := scrKey("k", 1, 2, -1)
 	require.Equal(t, "+OK\r\n", other.Do("SET", k1, "v1"))
@@ -180,7 +180,7 @@ func TestScriptKill(t *testing.T) {
 // BUSY for its next commands: they wait for the script, in order.
 func TestScriptBusyOwnClient(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "1", "lua-time-limit", "10")
-	c := scrDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	c.Send("EVAL", "local t = redis.call('time') local s = t[1] * 1000000 + t[2] "+
 		"repeat local n = redis.call('time') until n[1] * 1000000 + n[2] - s > 200000 "+
 		"return redis.call('set', KEYS[1], 'done')", "1", "k")
@@ -193,8 +193,8 @@ func TestScriptBusyOwnClient(t *testing.T) {
 // a script's writes invalidate WATCH like any write.
 func TestScriptTransactions(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "4")
-	a := scrDial(t, n.Addr, 2)
-	b := scrDial(t, n.Addr, 2)
+	a := respDial(t, n.Addr, 2)
+	b := respDial(t, n.Addr, 2)
 	incr := "return redis.call('incr', KEYS[1])"
 
 	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
@@ -226,8 +226,8 @@ func TestScriptTransactions(t *testing.T) {
 // blocked on the list.
 func TestScriptWakesBlockedClient(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "2")
-	blocked := scrDial(t, n.Addr, 2)
-	c := scrDial(t, n.Addr, 2)
+	blocked := respDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	blocked.Send("BLPOP", "q", "10")
 	nodetest.Eventually(t, 5*time.Second, func() bool {
 		return strings.Contains(c.Do("INFO", "clients"), "blocked_clients:1")

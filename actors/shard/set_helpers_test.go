@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,44 +18,8 @@ import (
 
 // Helpers of the set and sorted-set tests (prefix sz).
 
-// szConn is a raw RESP connection returning each reply's exact bytes, so
-// tests see reply types (RESP3 sets, doubles, nulls) as a client does.
-type szConn struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-func szDial(t *testing.T, addr string, proto int) *szConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	sc := &szConn{t: t, c: c, r: bufio.NewReader(c)}
-	if proto == 3 {
-		require.True(t, strings.HasPrefix(sc.Do("HELLO", "3"), "%"), "HELLO 3")
-	}
-	return sc
-}
-
-// Do sends one command and returns its raw reply.
-func (sc *szConn) Do(args ...string) string {
-	sc.t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	require.NoError(sc.t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err := io.WriteString(sc.c, b.String())
-	require.NoError(sc.t, err)
-	v, err := szRead(sc.r)
-	require.NoError(sc.t, err, "reading the reply to %q", args)
-	return v.raw()
-}
-
 // V sends one command and returns its parsed reply.
-func (sc *szConn) V(args ...string) *szVal { return szParse(sc.t, sc.Do(args...)) }
+func (rc *respConn) V(args ...string) *szVal { return szParse(rc.t, rc.Do(args...)) }
 
 // szVal is a parsed reply.
 type szVal struct {
@@ -206,7 +168,7 @@ func szNode(t *testing.T, directives ...string) *nodetest.Node {
 
 // szScanAll runs a full SSCAN/ZSCAN iteration and returns what it saw:
 // members for SSCAN, member→score for ZSCAN.
-func szScanAll(t *testing.T, sc *szConn, cmd, key string, opts ...string) map[string]string {
+func szScanAll(t *testing.T, sc *respConn, cmd, key string, opts ...string) map[string]string {
 	t.Helper()
 	seen := map[string]string{}
 	cur := "0"
@@ -279,7 +241,7 @@ func szSeed(seed uint64, ops int) (uint64, int) {
 // only the reply's types and sizes (random replies), "scan " runs a whole
 // SSCAN/ZSCAN iteration on both and compares what was seen. It reports
 // whether the replies agreed.
-func szRun(t *testing.T, rc, sc *szConn, line string) bool {
+func szRun(t *testing.T, rc, sc *respConn, line string) bool {
 	t.Helper()
 	ok, _ := szRunV(t, rc, sc, line)
 	return ok
@@ -287,7 +249,7 @@ func szRun(t *testing.T, rc, sc *szConn, line string) bool {
 
 // szRunV is szRun also returning slotd's reply type ('-' for an error; 0
 // for a scan line).
-func szRunV(t *testing.T, rc, sc *szConn, line string) (bool, byte) {
+func szRunV(t *testing.T, rc, sc *respConn, line string) (bool, byte) {
 	t.Helper()
 	mode := ""
 	for _, m := range []string{"sorted ", "shape ", "scan "} {

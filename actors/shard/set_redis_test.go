@@ -298,7 +298,7 @@ func TestSetsSameAsRedis(t *testing.T) {
 	n := szNode(t)
 	lines := append(strings.Split(strings.TrimSpace(szSetScript), "\n"), szBigIntSetLines()...)
 	for _, proto := range []int{2, 3} {
-		rc, sc := szDial(t, raddr, proto), szDial(t, n.Addr, proto)
+		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
 		rc.Do("FLUSHALL")
 		sc.Do("FLUSHALL")
 		for _, line := range lines {
@@ -369,7 +369,7 @@ func TestSetsRandomSameAsRedis(t *testing.T) {
 		}
 	}
 	for _, proto := range []int{2, 3} {
-		rc, sc := szDial(t, raddr, proto), szDial(t, n.Addr, proto)
+		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
 		rc.Do("FLUSHALL")
 		sc.Do("FLUSHALL")
 		var history []string

@@ -177,7 +177,7 @@ func szSecondClient(t *testing.T, rdb *redis.Client) *redis.Client {
 
 func szTestSetReplyTypes(t *testing.T, n *nodetest.Node) {
 	for _, proto := range []int{2, 3} {
-		sc := szDial(t, n.Addr, proto)
+		sc := respDial(t, n.Addr, proto)
 		sc.Do("DEL", "{t}s")
 		setType := "*"
 		null := "$-1\r\n"
@@ -202,7 +202,7 @@ func szTestSetReplyTypes(t *testing.T, n *nodetest.Node) {
 }
 
 func szTestSetErrors(t *testing.T, n *nodetest.Node) {
-	sc := szDial(t, n.Addr, 2)
+	sc := respDial(t, n.Addr, 2)
 	require.Equal(t, "+OK\r\n", sc.Do("SET", "{e}str", "x"))
 	sc.Do("SADD", "{e}set", "a")
 	wrong := "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"

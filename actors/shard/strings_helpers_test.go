@@ -1,14 +1,10 @@
 package shard_test
 
 import (
-	"bufio"
-	"fmt"
-	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,46 +15,6 @@ import (
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
-
-// strConn is a raw RESP connection returning every reply's exact bytes, so
-// tests see reply types (bulk vs simple, $-1 vs _) as a client does.
-type strConn struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-// strDial connects to addr; proto 3 switches the connection with HELLO 3.
-func strDial(t *testing.T, addr string, proto int) *strConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	sc := &strConn{t: t, c: c, r: bufio.NewReader(c)}
-	if proto == 3 {
-		require.True(t, strings.HasPrefix(sc.Do("HELLO", "3"), "%"), "HELLO 3")
-	}
-	return sc
-}
-
-// Do sends one command and returns its raw reply.
-func (sc *strConn) Do(args ...string) string {
-	sc.t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	require.NoError(sc.t, sc.c.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err := io.WriteString(sc.c, b.String())
-	require.NoError(sc.t, err)
-	reply, err := strReadReply(sc.r)
-	require.NoError(sc.t, err, "reading the reply to %q", args)
-	return reply
-}
-
-// strReadReply reads one reply verbatim (shared helper).
-var strReadReply = nodetest.ReadReply
 
 // strBulk encodes s as a bulk reply.
 func strBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
@@ -116,7 +72,7 @@ func strPTTL(t *testing.T, n *nodetest.Node, key string) int64 {
 
 // strPlantList turns key into a key of another type (a list) for WRONGTYPE
 // tests: it is SET first so the node's key counts stay right.
-func strPlantList(t *testing.T, n *nodetest.Node, sc *strConn, key string) {
+func strPlantList(t *testing.T, n *nodetest.Node, sc *respConn, key string) {
 	t.Helper()
 	require.Equal(t, "+OK\r\n", sc.Do("SET", key, "x"))
 	strInShard(t, n, key, func(ks *keyspace.Keyspace) {

@@ -419,8 +419,8 @@ func TestStringsSameAsRedis(t *testing.T) {
 	script := append(append([][]string{}, strScript...), strRandomScript()...)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			want := strDial(t, ref, proto)
-			got := strDial(t, n.Addr, proto)
+			want := respDial(t, ref, proto)
+			got := respDial(t, n.Addr, proto)
 			tag := fmt.Sprintf("{s%d}", proto)
 			for _, cmd := range script {
 				args := make([]string, len(cmd))

@@ -38,7 +38,7 @@ func TestStrings(t *testing.T) {
 func strTestReplyTypes(t *testing.T, n *nodetest.Node) {
 	for _, proto := range []int{2, 3} {
 		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
-			c := strDial(t, n.Addr, proto)
+			c := respDial(t, n.Addr, proto)
 			k := func(s string) string { return "{rt" + strconv.Itoa(proto) + "}" + s }
 			null := strNull(proto)
 			cases := []struct {
@@ -146,7 +146,7 @@ func strTestWithGoRedis(t *testing.T, n *nodetest.Node) {
 
 // strTestTTL checks which commands set, keep or clear a key's TTL.
 func strTestTTL(t *testing.T, n *nodetest.Node) {
-	c := strDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	const hour = int64(3600 * 1000)
 	ttl := func(key string) int64 { return strPTTL(t, n, key) }
 	near := func(key string, want int64) {
@@ -205,7 +205,7 @@ func strTestTTL(t *testing.T, n *nodetest.Node) {
 // strTestWrongType runs every command against a key of another type.
 func strTestWrongType(t *testing.T, n *nodetest.Node) {
 	for _, proto := range []int{2, 3} {
-		c := strDial(t, n.Addr, proto)
+		c := respDial(t, n.Addr, proto)
 		tag := "{wt" + strconv.Itoa(proto) + "}"
 		key, other := tag+"list", tag+"str"
 		strPlantList(t, n, c, key)
@@ -244,7 +244,7 @@ func strTestWrongType(t *testing.T, n *nodetest.Node) {
 // nodes split MGET and MSET per slot (netio/split.go); the commands that must
 // be atomic answer CROSSSLOT.
 func strTestCrossSlot(t *testing.T, n *nodetest.Node) {
-	c := strDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	cross := strErr("CROSSSLOT Keys in request don't hash to the same slot")
 	assert.Equal(t, cross, c.Do("MSETNX", "a", "1", "b", "2"))
 	assert.Equal(t, cross, c.Do("LCS", "a", "b"))
@@ -258,7 +258,7 @@ func strTestCrossSlot(t *testing.T, n *nodetest.Node) {
 // strTestSizeLimits checks the proto-max-bulk-len limit of SETRANGE,
 // APPEND and LCS at the default 512MB, without allocating near it.
 func strTestSizeLimits(t *testing.T, n *nodetest.Node) {
-	c := strDial(t, n.Addr, 2)
+	c := respDial(t, n.Addr, 2)
 	tooBig := strErr("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 	assert.Equal(t, tooBig, c.Do("SETRANGE", "k", "536870911", "ab"))
 	assert.Equal(t, tooBig, c.Do("SETRANGE", "k", "9223372036854775807", "ab"))
@@ -279,7 +279,7 @@ func strTestSizeLimits(t *testing.T, n *nodetest.Node) {
 
 // strTestArity checks the argument-count errors.
 func strTestArity(t *testing.T, n *nodetest.Node) {
-	c := strDial(t, n.Addr, 3)
+	c := respDial(t, n.Addr, 3)
 	for _, args := range [][]string{
 		{"GET"}, {"GET", "a", "b"}, {"SET", "a"}, {"SETNX", "a"}, {"SETEX", "a", "1"}, {"PSETEX", "a", "1"},
 		{"GETSET", "a"}, {"GETDEL"}, {"GETEX"}, {"MGET"}, {"MSET", "a"}, {"MSET", "a", "1", "a"},

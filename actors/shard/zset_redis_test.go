@@ -525,7 +525,7 @@ func TestSortedSetsSameAsRedis(t *testing.T) {
 	n := szNode(t)
 	lines := append(strings.Split(strings.TrimSpace(szZSetScript), "\n"), szBigZSetLines()...)
 	for _, proto := range []int{2, 3} {
-		rc, sc := szDial(t, raddr, proto), szDial(t, n.Addr, proto)
+		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
 		rc.Do("FLUSHALL")
 		sc.Do("FLUSHALL")
 		for _, line := range lines {
@@ -572,7 +572,7 @@ func TestSortedSetsRandomSameAsRedis(t *testing.T) {
 		return ""
 	}
 	lexBounds := []string{"-", "+", "[a", "(a", "[c", "(c", "[1", "(10", "[g", "[", "(", "x"}
-	var rc *szConn
+	var rc *respConn
 	gen := func() string {
 		switch r.IntN(26) {
 		case 24, 25:
@@ -658,8 +658,8 @@ func TestSortedSetsRandomSameAsRedis(t *testing.T) {
 		}
 	}
 	for _, proto := range []int{2, 3} {
-		var sc *szConn
-		rc, sc = szDial(t, raddr, proto), szDial(t, n.Addr, proto)
+		var sc *respConn
+		rc, sc = respDial(t, raddr, proto), respDial(t, n.Addr, proto)
 		rc.Do("FLUSHALL")
 		sc.Do("FLUSHALL")
 		var history []string

@@ -228,7 +228,7 @@ func szTestZSetWatch(t *testing.T, rdb *redis.Client) {
 }
 
 func szTestZSetReplyTypes(t *testing.T, n *nodetest.Node) {
-	sc2, sc3 := szDial(t, n.Addr, 2), szDial(t, n.Addr, 3)
+	sc2, sc3 := respDial(t, n.Addr, 2), respDial(t, n.Addr, 3)
 	sc2.Do("DEL", "{t}z")
 	require.Equal(t, ":2\r\n", sc2.Do("ZADD", "{t}z", "1.5", "a", "2", "b"))
 	for _, tc := range []struct{ cmd, resp2, resp3 string }{
@@ -278,7 +278,7 @@ func szTestZSetReplyTypes(t *testing.T, n *nodetest.Node) {
 }
 
 func szTestZSetErrors(t *testing.T, n *nodetest.Node) {
-	sc := szDial(t, n.Addr, 2)
+	sc := respDial(t, n.Addr, 2)
 	require.Equal(t, "+OK\r\n", sc.Do("SET", "{e}str", "x"))
 	wrong := "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
 	for _, cmd := range [][]string{
