@@ -50,7 +50,7 @@ func init() {
 // hashSpec builds the spec of a hash command whose only key is argument 1.
 func hashSpec(name string, arity int, summary, since string, h Handler, tips []string, flags ...string) *command.Spec {
 	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Categories: listHashCategories("hash", flags), Tips: tips, Group: "hash", Since: since, Summary: summary,
+		Categories: typeCategories(flags, "hash"), Tips: tips, Group: "hash", Since: since, Summary: summary,
 		Exec: command.Shard, Handler: h}
 }
 

@@ -38,30 +38,8 @@ func init() {
 // listSpec builds the spec of a list command whose only key is argument 1.
 func listSpec(name string, arity int, summary, since string, h Handler, flags ...string) *command.Spec {
 	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Categories: listHashCategories("list", flags), Group: "list", Since: since, Summary: summary,
+		Categories: typeCategories(flags, "list"), Group: "list", Since: since, Summary: summary,
 		Exec: command.Shard, Handler: h}
-}
-
-// listHashCategories derives a list or hash command's ACL categories from its
-// flags the way Redis does: @write or @read, the type, then @fast or @slow.
-func listHashCategories(typ string, flags []string) []string {
-	var cats []string
-	fast := false
-	for _, f := range flags {
-		switch f {
-		case "write":
-			cats = append(cats, "write")
-		case "readonly":
-			cats = append(cats, "read")
-		case "fast":
-			fast = true
-		}
-	}
-	cats = append(cats, typ)
-	if fast {
-		return append(cats, "fast")
-	}
-	return append(cats, "slow")
 }
 
 // listValue is the Obj of a KindList entry.
@@ -262,6 +240,17 @@ func (c *Call) intArg(arg []byte) (int64, bool) {
 	return n, ok
 }
 
+// intArgs parses two signed integer arguments (a range's start and stop),
+// replying ErrNotInt when either is not one.
+func (c *Call) intArgs(a, b []byte) (int64, int64, bool) {
+	x, ok := c.intArg(a)
+	if !ok {
+		return 0, 0, false
+	}
+	y, ok := c.intArg(b)
+	return x, y, ok
+}
+
 func cmdLLen(c *Call) {
 	e, ok := c.readableList(c.Args[1])
 	switch {
@@ -274,8 +263,8 @@ func cmdLLen(c *Call) {
 }
 
 // normRange turns Redis start/stop arguments (negative from the end) into
-// a range [start, end] inside a list of n elements; ok is false when it is
-// empty.
+// a range [start, end] inside a list or sorted set of n elements; ok is
+// false when it is empty.
 func normRange(start, end, n int64) (int64, int64, bool) {
 	if start < 0 {
 		start += n
@@ -297,11 +286,7 @@ func normRange(start, end, n int64) (int64, int64, bool) {
 
 // cmdLRange implements LRANGE key start stop.
 func cmdLRange(c *Call) {
-	start, ok := c.intArg(c.Args[2])
-	if !ok {
-		return
-	}
-	stop, ok := c.intArg(c.Args[3])
+	start, stop, ok := c.intArgs(c.Args[2], c.Args[3])
 	if !ok {
 		return
 	}
@@ -446,11 +431,7 @@ func cmdLRem(c *Call) {
 
 // cmdLTrim implements LTRIM key start stop; an empty range deletes the key.
 func cmdLTrim(c *Call) {
-	start, ok := c.intArg(c.Args[2])
-	if !ok {
-		return
-	}
-	stop, ok := c.intArg(c.Args[3])
+	start, stop, ok := c.intArgs(c.Args[2], c.Args[3])
 	if !ok {
 		return
 	}

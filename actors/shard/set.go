@@ -34,26 +34,9 @@ func setSpec(name string, arity int, summary, since string, h Handler, flags ...
 
 // szSpec is setSpec/zsetSpec for a command group and ACL category.
 func szSpec(group, cat, name string, arity int, summary, since string, h Handler, flags ...string) *command.Spec {
-	s := &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Group: group, Since: since, Summary: summary, Exec: command.Shard, Handler: h}
-	fast := false
-	for _, f := range flags {
-		switch f {
-		case "write":
-			s.Categories = append(s.Categories, "write")
-		case "readonly":
-			s.Categories = append(s.Categories, "read")
-		case "fast":
-			fast = true
-		}
-	}
-	s.Categories = append(s.Categories, cat)
-	if fast {
-		s.Categories = append(s.Categories, "fast")
-	} else {
-		s.Categories = append(s.Categories, "slow")
-	}
-	return s
+	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: group, Since: since, Summary: summary, Exec: command.Shard, Handler: h,
+		Categories: typeCategories(flags, cat)}
 }
 
 // szKeys overrides a spec's key positions.

@@ -273,27 +273,17 @@ func cmdZCard(c *Call) {
 	c.W.Int(int64(z.Len()))
 }
 
-func cmdZCount(c *Call) {
-	r, ok := parseScoreRange(c.Args[2], c.Args[3])
-	if !ok {
-		c.W.Error(errZMinMax)
-		return
-	}
-	z, ok := c.zsetRead(c.Args[1])
-	if !ok {
-		return
-	}
-	if z == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(z.CountInRange(r)))
-}
+func cmdZCount(c *Call) { zcount(c, parseScoreRange, errZMinMax, (*zset.ZSet).CountInRange) }
 
-func cmdZLexCount(c *Call) {
-	r, ok := parseLexRange(c.Args[2], c.Args[3])
+func cmdZLexCount(c *Call) { zcount(c, parseLexRange, errZLexRange, (*zset.ZSet).CountInLex) }
+
+// zcount is ZCOUNT / ZLEXCOUNT: the range is parsed (errText when it is
+// bad) before the key is looked at; a missing key counts 0.
+func zcount[R any](c *Call, parse func(min, max []byte) (R, bool), errText string,
+	count func(*zset.ZSet, R) int) {
+	r, ok := parse(c.Args[2], c.Args[3])
 	if !ok {
-		c.W.Error(errZLexRange)
+		c.W.Error(errText)
 		return
 	}
 	z, ok := c.zsetRead(c.Args[1])
@@ -304,7 +294,7 @@ func cmdZLexCount(c *Call) {
 		c.W.Int(0)
 		return
 	}
-	c.W.Int(int64(z.CountInLex(r)))
+	c.W.Int(int64(count(z, r)))
 }
 
 func cmdZRank(c *Call)    { c.zrank(false) }
@@ -342,34 +332,40 @@ func cmdZRemRangeByRank(c *Call)  { c.zremrange(zrangeRank) }
 func cmdZRemRangeByScore(c *Call) { c.zremrange(zrangeScore) }
 func cmdZRemRangeByLex(c *Call)   { c.zremrange(zrangeLex) }
 
+// zrangeBounds is a parsed range of one kind: ranks, scores or names.
+type zrangeBounds struct {
+	start, end int64
+	score      zset.ScoreRange
+	lex        zset.LexRange
+}
+
+// parseZRangeBounds parses the min and max arguments of a range of kind
+// (zrangeRank, zrangeScore, else lex), replying with Redis's error text
+// for that kind when they are bad.
+func (c *Call) parseZRangeBounds(kind int, minArg, maxArg []byte) (zrangeBounds, bool) {
+	var b zrangeBounds
+	var ok bool
+	switch kind {
+	case zrangeRank:
+		b.start, b.end, ok = c.intArgs(minArg, maxArg)
+	case zrangeScore:
+		if b.score, ok = parseScoreRange(minArg, maxArg); !ok {
+			c.W.Error(errZMinMax)
+		}
+	default:
+		if b.lex, ok = parseLexRange(minArg, maxArg); !ok {
+			c.W.Error(errZLexRange)
+		}
+	}
+	return b, ok
+}
+
 // zremrange implements ZREMRANGEBYRANK / BYSCORE / BYLEX: the range is
 // parsed before the key is looked at.
 func (c *Call) zremrange(kind int) {
-	var (
-		start, end int64
-		sr         zset.ScoreRange
-		lr         zset.LexRange
-		ok         bool
-	)
-	switch kind {
-	case zrangeRank:
-		var ok2 bool
-		start, ok = parseInt(c.Args[2])
-		end, ok2 = parseInt(c.Args[3])
-		if !ok || !ok2 {
-			c.W.Error(ErrNotInt)
-			return
-		}
-	case zrangeScore:
-		if sr, ok = parseScoreRange(c.Args[2], c.Args[3]); !ok {
-			c.W.Error(errZMinMax)
-			return
-		}
-	default:
-		if lr, ok = parseLexRange(c.Args[2], c.Args[3]); !ok {
-			c.W.Error(errZLexRange)
-			return
-		}
+	b, ok := c.parseZRangeBounds(kind, c.Args[2], c.Args[3])
+	if !ok {
+		return
 	}
 	key := c.Args[1]
 	e, z, ok := c.zsetWrite(key)
@@ -384,17 +380,17 @@ func (c *Call) zremrange(kind int) {
 	var removed int
 	switch kind {
 	case zrangeRank:
-		s, en, empty := clampRanks(start, end, int64(z.Len()))
-		if empty {
+		s, en, ok := normRange(b.start, b.end, int64(z.Len()))
+		if !ok {
 			c.Unchanged()
 			c.W.Int(0)
 			return
 		}
 		removed = z.DeleteRangeByRank(int(s), int(en))
 	case zrangeScore:
-		removed = z.DeleteRangeByScore(sr)
+		removed = z.DeleteRangeByScore(b.score)
 	default:
-		removed = z.DeleteRangeByLex(lr)
+		removed = z.DeleteRangeByLex(b.lex)
 	}
 	if z.Len() == 0 {
 		c.Delete(key)
@@ -403,25 +399,4 @@ func (c *Call) zremrange(kind int) {
 		c.Unchanged()
 	}
 	c.W.Int(int64(removed))
-}
-
-// clampRanks turns start/end (negative from the end) into a valid 0-based
-// inclusive range of a collection of n elements, or reports it empty.
-func clampRanks(start, end, n int64) (int64, int64, bool) {
-	if start < 0 {
-		start += n
-	}
-	if end < 0 {
-		end += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if start > end || start >= n {
-		return 0, 0, true
-	}
-	if end >= n {
-		end = n - 1
-	}
-	return start, end, false
 }

@@ -65,13 +65,8 @@ func (c *Call) zrange(src int, store bool, kind, dir int) {
 		case !store && eqFold(a, "withscores"):
 			ws = true
 		case eqFold(a, "limit") && left >= 2:
-			var ok1, ok2 bool
-			offset, ok1 = parseInt(args[j+1])
-			if ok1 {
-				limit, ok2 = parseInt(args[j+2])
-			}
-			if !ok1 || !ok2 {
-				c.W.Error(ErrNotInt)
+			var ok bool
+			if offset, limit, ok = c.intArgs(args[j+1], args[j+2]); !ok {
 				return
 			}
 			j += 2
@@ -105,33 +100,9 @@ func (c *Call) zrange(src int, store bool, kind, dir int) {
 	if rev && kind != zrangeRank {
 		minArg, maxArg = maxArg, minArg // given as max, min
 	}
-	var (
-		start, end int64
-		sr         zset.ScoreRange
-		lr         zset.LexRange
-		ok         bool
-	)
-	switch kind {
-	case zrangeRank:
-		var ok2 bool
-		start, ok = parseInt(minArg)
-		if ok {
-			end, ok2 = parseInt(maxArg)
-		}
-		if !ok || !ok2 {
-			c.W.Error(ErrNotInt)
-			return
-		}
-	case zrangeScore:
-		if sr, ok = parseScoreRange(minArg, maxArg); !ok {
-			c.W.Error(errZMinMax)
-			return
-		}
-	default:
-		if lr, ok = parseLexRange(minArg, maxArg); !ok {
-			c.W.Error(errZLexRange)
-			return
-		}
+	b, ok := c.parseZRangeBounds(kind, minArg, maxArg)
+	if !ok {
+		return
 	}
 	z, ok := c.zsetRead(args[src])
 	if !ok {
@@ -142,12 +113,12 @@ func (c *Call) zrange(src int, store bool, kind, dir int) {
 	if z != nil {
 		switch kind {
 		case zrangeRank:
-			nodes = zrangeByRank(z, start, end, rev)
+			nodes = zrangeByRank(z, b.start, b.end, rev)
 			sizeHint = len(nodes)
 		case zrangeScore:
-			nodes = zrangeByScore(z, sr, offset, limit, rev)
+			nodes = zrangeByScore(z, b.score, offset, limit, rev)
 		default:
-			nodes = zrangeByLex(z, lr, offset, limit, rev)
+			nodes = zrangeByLex(z, b.lex, offset, limit, rev)
 		}
 	}
 	if store {
@@ -177,8 +148,8 @@ func (c *Call) zrangeStore(dst []byte, nodes []*zset.Node, sizeHint int) {
 // zrangeByRank lists positions start..end (negative from the end).
 func zrangeByRank(z *zset.ZSet, start, end int64, rev bool) []*zset.Node {
 	n := int64(z.Len())
-	s, e, empty := clampRanks(start, end, n)
-	if empty {
+	s, e, ok := normRange(start, end, n)
+	if !ok {
 		return nil
 	}
 	out := make([]*zset.Node, 0, e-s+1)
