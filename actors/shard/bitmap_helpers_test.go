@@ -16,12 +16,12 @@ import (
 // starts from empty keys.
 func bitSameAsRedis(t *testing.T, script [][]string, directives ...string) {
 	t.Helper()
-	ref := strRedis(t, directives...)
-	opts := []string{"shard-actors", "4"}
+	ref := nodetest.StartRedis(t, directives...)
+	var opts []string
 	for i := 0; i+1 < len(directives); i += 2 {
 		opts = append(opts, strings.TrimPrefix(directives[i], "--"), directives[i+1])
 	}
-	n := nodetest.Start(t, opts...)
+	n := shardsNode(t, opts...)
 	// A script that changes server configuration (CONFIG SET) must not run
 	// beside its other-protocol twin: both share the two servers.
 	serial := false
@@ -41,7 +41,7 @@ func bitSameAsRedis(t *testing.T, script [][]string, directives ...string) {
 				for i, a := range cmd {
 					args[i] = strings.ReplaceAll(a, "{t}", tag)
 				}
-				w, g := bitDo(t, want, args), bitDo(t, got, args)
+				w, g := want.Do(args...), got.Do(args...)
 				if !assert.Equal(t, w, g, "reply to %q", bitShort(args)) {
 					return // later replies depend on this one
 				}
@@ -56,10 +56,4 @@ func bitShort(args []string) []string {
 		return args
 	}
 	return append(append([]string{}, args[:8]...), fmt.Sprintf("... (%d args)", len(args)))
-}
-
-// bitDo sends one command on sc and returns its raw reply.
-func bitDo(t *testing.T, sc *respConn, args []string) string {
-	t.Helper()
-	return sc.Do(args...)
 }

@@ -84,3 +84,10 @@ func (rc *respConn) Pipe(cmds ...[]string) []string {
 	}
 	return out
 }
+
+// shardsNode starts a slotd node with several shard actors, so that
+// multi-slot commands really fan out; directives are appended.
+func shardsNode(t *testing.T, directives ...string) *nodetest.Node {
+	t.Helper()
+	return nodetest.Start(t, append([]string{"shard-actors", "4"}, directives...)...)
+}

@@ -12,12 +12,6 @@ import (
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
-// keysNode starts a slotd node with several shard actors, so that
-// multi-slot commands really fan out.
-func keysNode(t *testing.T) *nodetest.Node {
-	return nodetest.Start(t, "shard-actors", "4")
-}
-
 // keysElems splits a raw aggregate reply into its header and raw elements.
 func keysElems(t *testing.T, raw string) (string, []string) {
 	t.Helper()
@@ -84,7 +78,3 @@ func keysScanAll(t *testing.T, kc *respConn, opts ...string) map[string]int {
 		}
 	}
 }
-
-// keysRedis starts a real redis-server on a free port for side-by-side
-// comparisons; the test is skipped when none is installed.
-func keysRedis(t *testing.T) string { return nodetest.StartRedis(t) }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // keysScript is a command sequence replayed against slotd and a real
@@ -276,8 +278,8 @@ scan MATCH k* TYPE string COUNT 1000
 `
 
 func TestKeysSameAsRedis(t *testing.T) {
-	raddr := keysRedis(t)
-	n := keysNode(t)
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
 	for _, proto := range []int{2, 3} {
 		ours := respDial(t, n.Addr, proto)
 		theirs := respDial(t, raddr, proto)

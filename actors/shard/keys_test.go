@@ -84,7 +84,7 @@ func keysForProtos(t *testing.T, n *nodetest.Node, fn func(t *testing.T, n *node
 // TestKeys runs the per-command tests against one node (a node takes a
 // while to stop), each in RESP2 and RESP3 and starting from an empty db.
 func TestKeys(t *testing.T) {
-	n := keysNode(t)
+	n := shardsNode(t)
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, *nodetest.Node)
@@ -548,7 +548,7 @@ func testKeysScanOptions(t *testing.T, n *nodetest.Node) {
 // while other keys are added and removed (growing and shrinking the slot
 // tables), and no call does much more than COUNT entries of work.
 func TestKeysScanGuarantee(t *testing.T) {
-	n := keysNode(t)
+	n := shardsNode(t)
 	rdb := n.Client(t)
 	const stable = 4000
 	pipe := rdb.Pipeline()

@@ -111,10 +111,6 @@ func lhScanAll(t *testing.T, lc *respConn, key string, opts ...string) map[strin
 	}
 }
 
-// lhRedis starts a real redis-server with the given extra arguments on a
-// free port; the test is skipped when none is installed.
-func lhRedis(t *testing.T, extra ...string) string { return nodetest.StartRedis(t, extra...) }
-
 // lhWords splits a script line into arguments: a word made of two single
 // quotes is an empty argument, and \0 inside a word is a NUL byte.
 func lhWords(line string) []string {
@@ -127,9 +123,4 @@ func lhWords(line string) []string {
 		args = append(args, w)
 	}
 	return args
-}
-
-// lhNode starts a node with several shard actors.
-func lhNode(t *testing.T) *nodetest.Node {
-	return nodetest.Start(t, "shard-actors", "4")
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // lhScript is replayed against slotd and a real redis-server; replies must
@@ -506,8 +508,8 @@ func lhBigHashScript() string {
 }
 
 func TestListHashSameAsRedis(t *testing.T) {
-	raddr := lhRedis(t)
-	n := lhNode(t)
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
 	for _, proto := range []int{2, 3} {
 		ours := respDial(t, n.Addr, proto)
 		theirs := respDial(t, raddr, proto)

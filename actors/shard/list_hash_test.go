@@ -18,7 +18,7 @@ import (
 // TestListsAndHashes runs the list and hash tests against one node with
 // several shard actors; each part uses its own hash tag.
 func TestListsAndHashes(t *testing.T) {
-	n := lhNode(t)
+	n := shardsNode(t)
 	for _, part := range []struct {
 		name string
 		fn   func(*testing.T, *nodetest.Node)

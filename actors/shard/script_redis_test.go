@@ -462,7 +462,7 @@ var scrScript = [][]string{
 }
 
 func TestScriptMatchesRedis(t *testing.T) {
-	raddr := scrRedis(t)
+	raddr := nodetest.StartRedis(t)
 	n := nodetest.Start(t, "shard-actors", "1")
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {

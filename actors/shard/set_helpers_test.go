@@ -12,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // Helpers of the set and sorted-set tests (prefix sz).
@@ -153,17 +151,6 @@ func (v *szVal) shape() string {
 		return string(v.t) + strconv.Itoa(len(v.kids)) + "[" + strings.Join(parts, " ") + "]"
 	}
 	return string(v.t)
-}
-
-// szRedis starts a real redis-server on a free port (extra directives
-// appended); the test is skipped when none is installed.
-func szRedis(t *testing.T, directives ...string) string {
-	return nodetest.StartRedis(t, directives...)
-}
-
-// szNode starts a slotd node with several shard actors.
-func szNode(t *testing.T, directives ...string) *nodetest.Node {
-	return nodetest.Start(t, append([]string{"shard-actors", "4"}, directives...)...)
 }
 
 // szScanAll runs a full SSCAN/ZSCAN iteration and returns what it saw:

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // szSetScript is replayed against a real redis-server and slotd, in RESP2
@@ -294,8 +296,8 @@ func szBigIntSetLines() []string {
 }
 
 func TestSetsSameAsRedis(t *testing.T) {
-	raddr := szRedis(t)
-	n := szNode(t)
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
 	lines := append(strings.Split(strings.TrimSpace(szSetScript), "\n"), szBigIntSetLines()...)
 	for _, proto := range []int{2, 3} {
 		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
@@ -311,8 +313,8 @@ func TestSetsSameAsRedis(t *testing.T) {
 // servers, comparing every reply and, after each command, the content and
 // encoding of every key.
 func TestSetsRandomSameAsRedis(t *testing.T) {
-	raddr := szRedis(t)
-	n := szNode(t)
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
 	seed, ops := szSeed(11, 400)
 	r := rand.New(rand.NewPCG(seed, 12))
 	keys := []string{"{r}a", "{r}b", "{r}c", "{r}d"}

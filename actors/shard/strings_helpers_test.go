@@ -1,9 +1,6 @@
 package shard_test
 
 import (
-	"net"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -80,35 +77,4 @@ func strPlantList(t *testing.T, n *nodetest.Node, sc *respConn, key string) {
 		e.Kind = keyspace.KindList
 		e.Str = nil
 	})
-}
-
-// strRedis starts a real redis-server (extra directives appended) on a free
-// port for side-by-side comparisons; the test is skipped when none is
-// installed.
-func strRedis(t *testing.T, directives ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	port := nodetest.FreePort(t)
-	dir := t.TempDir()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, directives...)
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	nodetest.Eventually(t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		_ = c.Close()
-		return true
-	}, "redis-server did not start")
-	return addr
 }

@@ -414,7 +414,7 @@ func strRandomScript() [][]string {
 // TestStringsSameAsRedis sends the same commands to slotd and to a real
 // redis-server, in RESP2 and RESP3, and requires byte-identical replies.
 func TestStringsSameAsRedis(t *testing.T) {
-	ref := strRedis(t, "--proto-max-bulk-len", "1mb")
+	ref := nodetest.StartRedis(t, "--proto-max-bulk-len", "1mb")
 	n := nodetest.Start(t, "shard-actors", "4", "proto-max-bulk-len", "1mb")
 	script := append(append([][]string{}, strScript...), strRandomScript()...)
 	for _, proto := range []int{2, 3} {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // szZSetScript is replayed against a real redis-server and slotd, in RESP2
@@ -521,8 +523,8 @@ func szBigZSetLines() []string {
 }
 
 func TestSortedSetsSameAsRedis(t *testing.T) {
-	raddr := szRedis(t)
-	n := szNode(t)
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
 	lines := append(strings.Split(strings.TrimSpace(szZSetScript), "\n"), szBigZSetLines()...)
 	for _, proto := range []int{2, 3} {
 		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
@@ -538,8 +540,8 @@ func TestSortedSetsSameAsRedis(t *testing.T) {
 // both servers, comparing every reply and, after each command, every key's
 // content and encoding.
 func TestSortedSetsRandomSameAsRedis(t *testing.T) {
-	raddr := szRedis(t, "--zset-max-listpack-entries", "12")
-	n := szNode(t, "zset-max-listpack-entries", "12")
+	raddr := nodetest.StartRedis(t, "--zset-max-listpack-entries", "12")
+	n := shardsNode(t, "zset-max-listpack-entries", "12")
 	seed, ops := szSeed(21, 600)
 	r := rand.New(rand.NewPCG(seed, 22))
 	keys := []string{"{q}a", "{q}b", "{q}c", "{q}s"} // {q}s is sometimes a plain set

@@ -16,7 +16,7 @@ import (
 )
 
 func TestSortedSets(t *testing.T) {
-	n := szNode(t)
+	n := shardsNode(t)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
 			rdb := n.Client(t, proto)
