@@ -352,65 +352,18 @@ func cmdHIncrByFloat(c *Call) {
 // in Redis the cursor is checked first, then the key, then the options; a
 // compact hash is returned whole with cursor 0.
 func cmdHScan(c *Call) {
-	cursor, ok := parseCursor(c.Args[2])
-	if !ok {
-		c.W.Error("ERR invalid cursor")
-		return
-	}
-	e, ok := c.readableHash(c.Args[1])
+	cursor, e, o, ok := startCollScan(c, c.readableHash)
 	if !ok {
 		return
-	}
-	if e == nil {
-		c.W.Array(2)
-		c.W.BulkString("0")
-		c.W.Array(0)
-		return
-	}
-	count := int64(10)
-	var pattern []byte
-	args := c.Args
-	for i := 3; i < len(args); i += 2 {
-		opt := cstr(args[i])
-		if i+1 >= len(args) {
-			c.W.Error(ErrSyntax)
-			return
-		}
-		switch {
-		case eqFold(opt, "count"):
-			n, ok := c.intArg(args[i+1])
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.W.Error(ErrSyntax)
-				return
-			}
-			count = n
-		case eqFold(opt, "match"):
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		default:
-			c.W.Error(ErrSyntax)
-			return
-		}
 	}
 	var out []string
 	// Redis counts fields and values alike against COUNT.
-	next := hashOf(e).Scan(cursor, count/2+count%2, func(f, v string) {
-		if pattern == nil || keyspace.MatchKey(pattern, f, false) {
+	next := hashOf(e).Scan(cursor, o.count/2+o.count%2, func(f, v string) {
+		if o.pattern == nil || keyspace.MatchKey(o.pattern, f, false) {
 			out = append(out, f, v)
 		}
 	})
-	var tmp [20]byte
-	c.W.Array(2)
-	c.W.Bulk(strconv.AppendUint(tmp[:0], next, 10))
-	c.W.Array(len(out))
-	for _, s := range out {
-		c.W.BulkString(s)
-	}
+	c.writeScanReply(next, out)
 }
 
 // cmdHRandField implements HRANDFIELD key [count [WITHVALUES]]. A

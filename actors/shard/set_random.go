@@ -253,7 +253,7 @@ func randomDistinct(c *Call, size, n int, draw func() string, all func() []strin
 	return out
 }
 
-// collScan holds the options of SSCAN / ZSCAN.
+// collScan holds the options of SSCAN / ZSCAN / HSCAN.
 type collScan struct {
 	count   int64
 	pattern []byte // nil: every member
@@ -268,11 +268,10 @@ func parseCollScan(c *Call) (collScan, bool) {
 			c.W.Error(ErrSyntax)
 			return o, false
 		}
-		switch v := args[i+1]; {
-		case eqFold(args[i], "count"):
-			n, ok := parseInt(v)
+		switch opt, v := cstr(args[i]), args[i+1]; {
+		case eqFold(opt, "count"):
+			n, ok := c.intArg(v)
 			if !ok {
-				c.W.Error(ErrNotInt)
 				return o, false
 			}
 			if n < 1 {
@@ -280,7 +279,7 @@ func parseCollScan(c *Call) (collScan, bool) {
 				return o, false
 			}
 			o.count = n
-		case eqFold(args[i], "match"):
+		case eqFold(opt, "match"):
 			o.pattern = v
 			if len(v) == 1 && v[0] == '*' {
 				o.pattern = nil
@@ -293,13 +292,24 @@ func parseCollScan(c *Call) (collScan, bool) {
 	return o, true
 }
 
-// scanCursor parses the cursor argument, or writes the error.
-func scanCursor(c *Call) (uint64, bool) {
-	cur, ok := parseCursor(c.Args[2])
-	if !ok {
+// startCollScan begins SSCAN / ZSCAN / HSCAN key cursor [MATCH pattern]
+// [COUNT count] in Redis's order: the cursor, then the key (looked up
+// with read; a missing one gets the empty reply), then the options. ok is
+// false when the reply has been written.
+func startCollScan[T any](c *Call, read func(key []byte) (*T, bool)) (cur uint64, v *T, o collScan, ok bool) {
+	if cur, ok = parseCursor(c.Args[2]); !ok {
 		c.W.Error("ERR invalid cursor")
+		return
 	}
-	return cur, ok
+	if v, ok = read(c.Args[1]); !ok {
+		return
+	}
+	if v == nil {
+		c.writeEmptyScan()
+		return cur, nil, o, false
+	}
+	o, ok = parseCollScan(c)
+	return
 }
 
 // writeEmptyScan is the reply to SSCAN/ZSCAN/HSCAN of a missing key.
@@ -339,19 +349,7 @@ func scanSteps(cur uint64, count, mult int64, have func() int, step func(uint64)
 
 // cmdSScan implements SSCAN key cursor [MATCH pattern] [COUNT count].
 func cmdSScan(c *Call) {
-	cur, ok := scanCursor(c)
-	if !ok {
-		return
-	}
-	s, ok := c.setRead(c.Args[1])
-	if !ok {
-		return
-	}
-	if s == nil {
-		c.writeEmptyScan()
-		return
-	}
-	o, ok := parseCollScan(c)
+	cur, s, o, ok := startCollScan(c, c.setRead)
 	if !ok {
 		return
 	}

@@ -304,19 +304,7 @@ func cmdZRandMember(c *Call) {
 // listpack-encoded set is returned whole, in order, with the scores as the
 // listpack spells them; a bigger one is walked through its member hash.
 func cmdZScan(c *Call) {
-	cur, ok := scanCursor(c)
-	if !ok {
-		return
-	}
-	z, ok := c.zsetRead(c.Args[1])
-	if !ok {
-		return
-	}
-	if z == nil {
-		c.writeEmptyScan()
-		return
-	}
-	o, ok := parseCollScan(c)
+	cur, z, o, ok := startCollScan(c, c.zsetRead)
 	if !ok {
 		return
 	}
