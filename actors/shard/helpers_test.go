@@ -3,6 +3,8 @@ package shard_test
 import (
 	"bufio"
 	"net"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +92,93 @@ func (rc *respConn) Pipe(cmds ...[]string) []string {
 func shardsNode(t *testing.T, directives ...string) *nodetest.Node {
 	t.Helper()
 	return nodetest.Start(t, append([]string{"shard-actors", "4"}, directives...)...)
+}
+
+// respBulk encodes s as a bulk reply.
+func respBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
+// respErr encodes an error reply.
+func respErr(msg string) string { return "-" + msg + "\r\n" }
+
+// respInt encodes an integer reply.
+func respInt(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
+
+// respNull is the null reply of each protocol.
+func respNull(proto int) string {
+	if proto == 3 {
+		return "_\r\n"
+	}
+	return "$-1\r\n"
+}
+
+// respElems splits an aggregate reply into its header line and raw
+// elements (a map's keys and values alternate).
+func respElems(t *testing.T, raw string) (string, []string) {
+	t.Helper()
+	r := bufio.NewReader(strings.NewReader(raw))
+	head, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, "*~%", head[:1], "not an aggregate: %q", raw)
+	n, err := strconv.Atoi(head[1 : len(head)-2])
+	require.NoError(t, err, raw)
+	if head[0] == '%' {
+		n *= 2
+	}
+	var els []string
+	for i := 0; i < n; i++ {
+		el, err := nodetest.ReadReply(r)
+		require.NoError(t, err)
+		els = append(els, el)
+	}
+	return head, els
+}
+
+// respSorted returns an aggregate reply with its elements sorted (for
+// replies whose order Redis leaves unspecified); errors pass through.
+func respSorted(t *testing.T, raw string) string {
+	if raw[0] == '-' {
+		return raw
+	}
+	head, els := respElems(t, raw)
+	sort.Strings(els)
+	return head + strings.Join(els, "")
+}
+
+// respBulkText decodes a bulk reply.
+func respBulkText(t *testing.T, raw string) string {
+	t.Helper()
+	require.Equal(t, byte('$'), raw[0], raw)
+	i := strings.Index(raw, "\r\n")
+	n, err := strconv.Atoi(raw[1:i])
+	require.NoError(t, err)
+	return raw[i+2 : i+2+n]
+}
+
+// respScan runs a SCAN-family iteration to the end: cmd is the command
+// before the cursor (SCAN, or HSCAN key), opts follow the cursor. It
+// returns each step's elements, checking each reply's shape, or the first
+// error reply.
+func respScan(t *testing.T, rc *respConn, cmd []string, opts ...string) (steps [][]string, errReply string) {
+	t.Helper()
+	cursor := "0"
+	for i := 0; ; i++ {
+		require.Less(t, i, 1_000_000, "%s does not terminate", cmd[0])
+		raw := rc.Do(append(append(append([]string(nil), cmd...), cursor), opts...)...)
+		if raw[0] == '-' {
+			return nil, raw
+		}
+		head, els := respElems(t, raw)
+		require.Equal(t, "*2\r\n", head, raw)
+		cursor = respBulkText(t, els[0])
+		ahead, items := respElems(t, els[1])
+		require.Equal(t, byte('*'), ahead[0])
+		step := make([]string, len(items))
+		for j, it := range items {
+			step[j] = respBulkText(t, it)
+		}
+		steps = append(steps, step)
+		if cursor == "0" {
+			return steps, ""
+		}
+	}
 }

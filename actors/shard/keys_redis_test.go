@@ -315,7 +315,7 @@ func TestKeysSameAsRedis(t *testing.T) {
 				}
 				assert.Equal(t, want, got, "RESP%d SCAN%s", proto, line)
 			case "sorted":
-				assert.Equal(t, keysSorted(t, theirs.Do(args...)), keysSorted(t, ours.Do(args...)),
+				assert.Equal(t, respSorted(t, theirs.Do(args...)), respSorted(t, ours.Do(args...)),
 					"RESP%d %s", proto, line)
 			default:
 				want := theirs.Do(args...)

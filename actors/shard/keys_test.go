@@ -607,13 +607,13 @@ func TestKeysScanGuarantee(t *testing.T) {
 			calls := 0
 			for {
 				raw := kc.Do("SCAN", cursor, "COUNT", strconv.Itoa(count))
-				_, els := keysElems(t, raw)
-				cursor = keysBulk(t, els[0])
-				_, ks := keysElems(t, els[1])
+				_, els := respElems(t, raw)
+				cursor = respBulkText(t, els[0])
+				_, ks := respElems(t, els[1])
 				// A bucket chain may overshoot COUNT a little, never a lot.
 				require.LessOrEqual(t, len(ks), count+16)
 				for _, k := range ks {
-					key := keysBulk(t, k)
+					key := respBulkText(t, k)
 					seen[key] = true
 				}
 				calls++

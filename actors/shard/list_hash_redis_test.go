@@ -540,7 +540,7 @@ func TestListHashSameAsRedis(t *testing.T) {
 			want, got := theirs.Do(args...), ours.Do(args...)
 			switch mode {
 			case "sorted":
-				want, got = lhSorted(t, want), lhSorted(t, got)
+				want, got = respSorted(t, want), respSorted(t, got)
 			case "pairs":
 				want, got = lhPairsSorted(t, want), lhPairsSorted(t, got)
 			case "shape":

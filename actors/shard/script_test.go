@@ -49,23 +49,23 @@ func TestScriptKeysAcrossShards(t *testing.T) {
 
 	// Declared key: fine; undeclared key of the same actor: fine.
 	assert.Equal(t, "+OK\r\n", c.Do("EVAL", "return redis.call('set', KEYS[1], 'v')", "1", k0))
-	assert.Equal(t, scrBulk("other-slot-same-actor"), c.Do("EVAL", "return redis.call('get', ARGV[1])", "1", k0, k0b))
+	assert.Equal(t, respBulk("other-slot-same-actor"), c.Do("EVAL", "return redis.call('get', ARGV[1])", "1", k0, k0b))
 	// No keys: the script runs in actor 0 and reaches actor 0's slots.
-	assert.Equal(t, scrBulk("v"), c.Do("EVAL", "return redis.call('get', ARGV[1])", "0", k0))
+	assert.Equal(t, respBulk("v"), c.Do("EVAL", "return redis.call('get', ARGV[1])", "0", k0))
 
 	// A key of another actor is out of reach, with Redis Cluster's text.
 	sha := "script: "
 	r := c.Do("EVAL", "return redis.call('get', ARGV[1])", "1", k0, k1)
 	assert.True(t, strings.HasPrefix(r, "-"+scrNonLocal+" "+sha), r)
-	assert.Equal(t, scrErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', ARGV[1])", "0", k1))
+	assert.Equal(t, respErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', ARGV[1])", "0", k1))
 	// A multi-key command inside a script needs one slot.
-	assert.Equal(t, scrErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('mget', ARGV[1], ARGV[2])", "0", k0, k0b))
+	assert.Equal(t, respErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('mget', ARGV[1], ARGV[2])", "0", k0, k0b))
 	// Declared keys in two slots: CROSSSLOT before the script runs.
-	assert.Equal(t, scrErr("CROSSSLOT Keys in request don't hash to the same slot"),
+	assert.Equal(t, respErr("CROSSSLOT Keys in request don't hash to the same slot"),
 		c.Do("EVAL", "return 1", "2", k0, k1))
 	// Declared key in actor 1: the script runs there.
-	assert.Equal(t, scrBulk("elsewhere"), c.Do("EVAL", "return redis.call('get', KEYS[1])", "1", k1))
-	assert.Equal(t, scrErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', ARGV[1])", "1", k1, k0))
+	assert.Equal(t, respBulk("elsewhere"), c.Do("EVAL", "return redis.call('get', KEYS[1])", "1", k1))
+	assert.Equal(t, respErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', ARGV[1])", "1", k1, k0))
 }
 
 // TestScriptClusterOwnership: in cluster mode a script may not touch keys
@@ -81,11 +81,11 @@ func TestScriptClusterOwnership(t *testing.T) {
 	c := respDial(t, n.Addr, 2)
 	// "b" is slot 3300 (served), "a" is 15495 (not served).
 	assert.Equal(t, "+OK\r\n", c.Do("EVAL", "return redis.call('set', 'b', 1)", "0"))
-	assert.Equal(t, scrErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', 'a')", "1", "b"))
-	assert.Equal(t, scrErr("CLUSTERDOWN Hash slot not served"), c.Do("EVAL", "return 1", "1", "a"))
-	assert.Equal(t, scrErr("ERR Can not run script on cluster, 'no-cluster' flag is set."),
+	assert.Equal(t, respErr(scrNonLocal), c.Do("EVAL", "return redis.pcall('get', 'a')", "1", "b"))
+	assert.Equal(t, respErr("CLUSTERDOWN Hash slot not served"), c.Do("EVAL", "return 1", "1", "a"))
+	assert.Equal(t, respErr("ERR Can not run script on cluster, 'no-cluster' flag is set."),
 		c.Do("EVAL", "#!lua flags=no-cluster\nreturn 1", "0"))
-	assert.Equal(t, scrErr("ERR SELECT is not allowed in cluster mode"),
+	assert.Equal(t, respErr("ERR SELECT is not allowed in cluster mode"),
 		c.Do("EVAL", "return redis.pcall('select', '1')", "0"))
 }
 
@@ -136,22 +136,22 @@ func TestScriptKill(t *testing.T) {
 	k1 := scrKey("k", 1, 2, -1)
 	require.Equal(t, "+OK\r\n", other.Do("SET", k1, "v1"))
 
-	assert.Equal(t, scrErr("NOTBUSY No scripts in execution right now."), other.Do("SCRIPT", "KILL"))
+	assert.Equal(t, respErr("NOTBUSY No scripts in execution right now."), other.Do("SCRIPT", "KILL"))
 	start := time.Now()
 	runner.Send("EVAL", "local i = 0 while true do i = i + 1 end", "1", k0)
 	// Other shards and loop commands are served meanwhile.
-	assert.Equal(t, scrBulk("v1"), other.Do("GET", k1))
+	assert.Equal(t, respBulk("v1"), other.Do("GET", k1))
 	assert.Equal(t, "+PONG\r\n", other.Do("PING"))
-	nodetest.Eventually(t, 5*time.Second, func() bool { return other.Do("GET", k0) == scrErr(scrBusy) },
+	nodetest.Eventually(t, 5*time.Second, func() bool { return other.Do("GET", k0) == respErr(scrBusy) },
 		"BUSY from the script's shard")
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond)
-	assert.Equal(t, scrErr(scrBusy), other.Do("DBSIZE"))
-	assert.Equal(t, scrErr(scrBusy), other.Do("EVAL", "return 1", "1", k0))
+	assert.Equal(t, respErr(scrBusy), other.Do("DBSIZE"))
+	assert.Equal(t, respErr(scrBusy), other.Do("EVAL", "return 1", "1", k0))
 	assert.Equal(t, "+OK\r\n", other.Do("SCRIPT", "KILL"))
 	r := runner.Read(5 * time.Second)
 	assert.True(t, strings.HasPrefix(r, "-ERR Script killed by user with SCRIPT KILL... script: "), r)
 	assert.Equal(t, "$-1\r\n", other.Do("GET", k0))
-	assert.Equal(t, scrErr("NOTBUSY No scripts in execution right now."), other.Do("SCRIPT", "KILL"))
+	assert.Equal(t, respErr("NOTBUSY No scripts in execution right now."), other.Do("SCRIPT", "KILL"))
 
 	// pcall cannot swallow the kill.
 	runner.Send("EVAL", "while true do pcall(function() while true do end end) end", "0")
@@ -186,7 +186,7 @@ func TestScriptBusyOwnClient(t *testing.T) {
 		"return redis.call('set', KEYS[1], 'done')", "1", "k")
 	c.Send("GET", "k")
 	assert.Equal(t, "+OK\r\n", c.Read(5*time.Second))
-	assert.Equal(t, scrBulk("done"), c.Read(5*time.Second))
+	assert.Equal(t, respBulk("done"), c.Read(5*time.Second))
 }
 
 // TestScriptTransactions: EVAL inside MULTI runs with the transaction, and
@@ -205,8 +205,8 @@ func TestScriptTransactions(t *testing.T) {
 
 	// Queueing checks routing: a script with keys in two slots is refused.
 	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
-	assert.Equal(t, scrErr("CROSSSLOT Keys in request don't hash to the same slot"), a.Do("EVAL", incr, "2", "{t}x", "{u}y"))
-	assert.Equal(t, scrErr("EXECABORT Transaction discarded because of previous errors."), a.Do("EXEC"))
+	assert.Equal(t, respErr("CROSSSLOT Keys in request don't hash to the same slot"), a.Do("EVAL", incr, "2", "{t}x", "{u}y"))
+	assert.Equal(t, respErr("EXECABORT Transaction discarded because of previous errors."), a.Do("EXEC"))
 
 	// A script's write dirties a WATCH.
 	assert.Equal(t, "+OK\r\n", a.Do("WATCH", "{t}x"))
@@ -216,7 +216,7 @@ func TestScriptTransactions(t *testing.T) {
 	assert.Equal(t, "*-1\r\n", a.Do("EXEC"))
 	// A read-only script does not.
 	assert.Equal(t, "+OK\r\n", a.Do("WATCH", "{t}x"))
-	assert.Equal(t, scrBulk("4"), b.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "{t}x"))
+	assert.Equal(t, respBulk("4"), b.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "{t}x"))
 	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
 	assert.Equal(t, "+QUEUED\r\n", a.Do("EVAL", incr, "1", "{t}x"))
 	assert.Equal(t, "*1\r\n:5\r\n", a.Do("EXEC"))
@@ -233,7 +233,7 @@ func TestScriptWakesBlockedClient(t *testing.T) {
 		return strings.Contains(c.Do("INFO", "clients"), "blocked_clients:1")
 	}, "client blocked")
 	assert.Equal(t, ":1\r\n", c.Do("EVAL", "return redis.call('rpush', KEYS[1], 'job')", "1", "q"))
-	assert.Equal(t, "*2\r\n"+scrBulk("q")+scrBulk("job"), blocked.Read(5*time.Second))
+	assert.Equal(t, "*2\r\n"+respBulk("q")+respBulk("job"), blocked.Read(5*time.Second))
 }
 
 // TestScriptConcurrentShards: scripts on different shard actors run side by

@@ -157,18 +157,12 @@ func (v *szVal) shape() string {
 // members for SSCAN, member→score for ZSCAN.
 func szScanAll(t *testing.T, sc *respConn, cmd, key string, opts ...string) map[string]string {
 	t.Helper()
+	steps, errReply := respScan(t, sc, []string{cmd, key}, opts...)
+	if errReply != "" {
+		return map[string]string{"error": errReply}
+	}
 	seen := map[string]string{}
-	cur := "0"
-	for i := 0; ; i++ {
-		require.Less(t, i, 100000, "scan does not end")
-		v := sc.V(append([]string{cmd, key, cur}, opts...)...)
-		if v.t == '-' {
-			return map[string]string{"error": v.s}
-		}
-		require.Equal(t, byte('*'), v.t, "%s reply %q", cmd, v.raw())
-		require.Len(t, v.kids, 2)
-		cur = v.kids[0].s
-		items := v.kids[1].strs()
+	for _, items := range steps {
 		if strings.EqualFold(cmd, "zscan") {
 			require.Equal(t, 0, len(items)%2)
 			for j := 0; j < len(items); j += 2 {
@@ -179,10 +173,8 @@ func szScanAll(t *testing.T, sc *respConn, cmd, key string, opts ...string) map[
 				seen[m] = ""
 			}
 		}
-		if cur == "0" {
-			return seen
-		}
 	}
+	return seen
 }
 
 // szWords splits a script line on spaces; 'single quotes' group words and

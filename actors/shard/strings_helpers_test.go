@@ -1,7 +1,6 @@
 package shard_test
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,23 +11,6 @@ import (
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
-
-// strBulk encodes s as a bulk reply.
-func strBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
-
-// strErr encodes an error reply.
-func strErr(msg string) string { return "-" + msg + "\r\n" }
-
-// strInt encodes an integer reply.
-func strInt(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
-
-// strNull is the null reply of each protocol.
-func strNull(proto int) string {
-	if proto == 3 {
-		return "_\r\n"
-	}
-	return "$-1\r\n"
-}
 
 // strInShard runs fn inside the shard actor owning key's slot and waits for
 // it: tests use it to look at TTLs and to plant values of other types

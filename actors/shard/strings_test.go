@@ -40,48 +40,48 @@ func strTestReplyTypes(t *testing.T, n *nodetest.Node) {
 		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
 			c := respDial(t, n.Addr, proto)
 			k := func(s string) string { return "{rt" + strconv.Itoa(proto) + "}" + s }
-			null := strNull(proto)
+			null := respNull(proto)
 			cases := []struct {
 				args []string
 				want string
 			}{
 				{[]string{"GET", k("a")}, null},
 				{[]string{"SET", k("a"), "v"}, "+OK\r\n"},
-				{[]string{"GET", k("a")}, strBulk("v")},
+				{[]string{"GET", k("a")}, respBulk("v")},
 				{[]string{"SET", k("a"), "w", "NX"}, null},
-				{[]string{"SET", k("a"), "w", "GET"}, strBulk("v")},
+				{[]string{"SET", k("a"), "w", "GET"}, respBulk("v")},
 				{[]string{"SET", k("b"), "w", "GET"}, null},
-				{[]string{"SETNX", k("a"), "x"}, strInt(0)},
-				{[]string{"SETNX", k("c"), "x"}, strInt(1)},
+				{[]string{"SETNX", k("a"), "x"}, respInt(0)},
+				{[]string{"SETNX", k("c"), "x"}, respInt(1)},
 				{[]string{"SETEX", k("d"), "10", "x"}, "+OK\r\n"},
 				{[]string{"PSETEX", k("d"), "10000", "y"}, "+OK\r\n"},
-				{[]string{"GETSET", k("d"), "z"}, strBulk("y")},
+				{[]string{"GETSET", k("d"), "z"}, respBulk("y")},
 				{[]string{"GETSET", k("e"), "z"}, null},
-				{[]string{"GETDEL", k("e")}, strBulk("z")},
+				{[]string{"GETDEL", k("e")}, respBulk("z")},
 				{[]string{"GETDEL", k("e")}, null},
 				{[]string{"GETEX", k("e")}, null},
-				{[]string{"GETEX", k("d"), "PX", "5000"}, strBulk("z")},
+				{[]string{"GETEX", k("d"), "PX", "5000"}, respBulk("z")},
 				{[]string{"MSET", k("m1"), "1", k("m2"), "2"}, "+OK\r\n"},
-				{[]string{"MGET", k("m1"), k("none"), k("m2")}, "*3\r\n" + strBulk("1") + null + strBulk("2")},
-				{[]string{"MSETNX", k("m1"), "1", k("m3"), "3"}, strInt(0)},
-				{[]string{"MSETNX", k("m3"), "3", k("m4"), "4"}, strInt(1)},
-				{[]string{"INCR", k("n")}, strInt(1)},
-				{[]string{"INCRBY", k("n"), "41"}, strInt(42)},
-				{[]string{"DECR", k("n")}, strInt(41)},
-				{[]string{"DECRBY", k("n"), "50"}, strInt(-9)},
-				{[]string{"GET", k("n")}, strBulk("-9")},
+				{[]string{"MGET", k("m1"), k("none"), k("m2")}, "*3\r\n" + respBulk("1") + null + respBulk("2")},
+				{[]string{"MSETNX", k("m1"), "1", k("m3"), "3"}, respInt(0)},
+				{[]string{"MSETNX", k("m3"), "3", k("m4"), "4"}, respInt(1)},
+				{[]string{"INCR", k("n")}, respInt(1)},
+				{[]string{"INCRBY", k("n"), "41"}, respInt(42)},
+				{[]string{"DECR", k("n")}, respInt(41)},
+				{[]string{"DECRBY", k("n"), "50"}, respInt(-9)},
+				{[]string{"GET", k("n")}, respBulk("-9")},
 				// INCRBYFLOAT replies with a bulk string in both protocols.
-				{[]string{"INCRBYFLOAT", k("n"), "0.5"}, strBulk("-8.5")},
-				{[]string{"APPEND", k("ap"), "abc"}, strInt(3)},
-				{[]string{"STRLEN", k("ap")}, strInt(3)},
-				{[]string{"STRLEN", k("none")}, strInt(0)},
-				{[]string{"GETRANGE", k("ap"), "1", "-1"}, strBulk("bc")},
-				{[]string{"GETRANGE", k("none"), "0", "-1"}, strBulk("")},
-				{[]string{"SETRANGE", k("ap"), "5", "x"}, strInt(6)},
-				{[]string{"GET", k("ap")}, strBulk("abc\x00\x00x")},
+				{[]string{"INCRBYFLOAT", k("n"), "0.5"}, respBulk("-8.5")},
+				{[]string{"APPEND", k("ap"), "abc"}, respInt(3)},
+				{[]string{"STRLEN", k("ap")}, respInt(3)},
+				{[]string{"STRLEN", k("none")}, respInt(0)},
+				{[]string{"GETRANGE", k("ap"), "1", "-1"}, respBulk("bc")},
+				{[]string{"GETRANGE", k("none"), "0", "-1"}, respBulk("")},
+				{[]string{"SETRANGE", k("ap"), "5", "x"}, respInt(6)},
+				{[]string{"GET", k("ap")}, respBulk("abc\x00\x00x")},
 				{[]string{"MSET", k("l1"), "ohmytext", k("l2"), "mynewtext"}, "+OK\r\n"},
-				{[]string{"LCS", k("l1"), k("l2")}, strBulk("mytext")},
-				{[]string{"LCS", k("l1"), k("l2"), "LEN"}, strInt(6)},
+				{[]string{"LCS", k("l1"), k("l2")}, respBulk("mytext")},
+				{[]string{"LCS", k("l1"), k("l2"), "LEN"}, respInt(6)},
 			}
 			for _, tc := range cases {
 				assert.Equal(t, tc.want, c.Do(tc.args...), "%q", tc.args)
@@ -91,8 +91,8 @@ func strTestReplyTypes(t *testing.T, n *nodetest.Node) {
 			if proto == 3 {
 				head = "%2\r\n"
 			}
-			assert.Equal(t, head+strBulk("matches")+"*1\r\n"+
-				"*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n"+strBulk("len")+":6\r\n",
+			assert.Equal(t, head+respBulk("matches")+"*1\r\n"+
+				"*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n"+respBulk("len")+":6\r\n",
 				c.Do("LCS", k("l1"), k("l2"), "IDX", "MINMATCHLEN", "3", "WITHMATCHLEN"))
 		})
 	}
@@ -180,26 +180,26 @@ func strTestTTL(t *testing.T, n *nodetest.Node) {
 		c.Do(cmd...)
 		near("t", hour)
 	}
-	assert.Equal(t, strBulk("9.50"), c.Do("GET", "t"))
+	assert.Equal(t, respBulk("9.50"), c.Do("GET", "t"))
 	c.Do("MSET", "t", "v")
 	assert.Equal(t, int64(-1), ttl("t"), "MSET clears the TTL")
 
-	assert.Equal(t, strBulk("v"), c.Do("GETEX", "t", "EX", "3600"))
+	assert.Equal(t, respBulk("v"), c.Do("GETEX", "t", "EX", "3600"))
 	near("t", hour)
-	assert.Equal(t, strBulk("v"), c.Do("GETEX", "t"))
+	assert.Equal(t, respBulk("v"), c.Do("GETEX", "t"))
 	near("t", hour)
-	assert.Equal(t, strBulk("v"), c.Do("GETEX", "t", "PXAT", strconv.FormatInt(at*1000+hour, 10)))
+	assert.Equal(t, respBulk("v"), c.Do("GETEX", "t", "PXAT", strconv.FormatInt(at*1000+hour, 10)))
 	near("t", 2*hour)
-	assert.Equal(t, strBulk("v"), c.Do("GETEX", "t", "PERSIST"))
+	assert.Equal(t, respBulk("v"), c.Do("GETEX", "t", "PERSIST"))
 	assert.Equal(t, int64(-1), ttl("t"))
-	assert.Equal(t, strBulk("v"), c.Do("GETEX", "t", "EXAT", "1"))
+	assert.Equal(t, respBulk("v"), c.Do("GETEX", "t", "EXAT", "1"))
 	assert.Equal(t, int64(-2), ttl("t"), "GETEX with a past time deletes the key")
 
 	// A short TTL really expires the key.
 	c.Do("SET", "short", "v", "PX", "20")
 	nodetest.Eventually(t, 5*time.Second, func() bool { return c.Do("GET", "short") == "$-1\r\n" },
 		"key with a 20ms TTL never expired")
-	assert.Equal(t, strInt(1), c.Do("SETNX", "short", "again"), "an expired key counts as missing")
+	assert.Equal(t, respInt(1), c.Do("SETNX", "short", "again"), "an expired key counts as missing")
 }
 
 // strTestWrongType runs every command against a key of another type.
@@ -210,7 +210,7 @@ func strTestWrongType(t *testing.T, n *nodetest.Node) {
 		key, other := tag+"list", tag+"str"
 		strPlantList(t, n, c, key)
 		c.Do("SET", other, "abc")
-		wrong := strErr("WRONGTYPE Operation against a key holding the wrong kind of value")
+		wrong := respErr("WRONGTYPE Operation against a key holding the wrong kind of value")
 		for _, args := range [][]string{
 			{"GET", key}, {"SET", key, "v", "GET"}, {"SET", key, "v", "NX", "GET"}, {"GETSET", key, "v"},
 			{"GETDEL", key}, {"GETEX", key}, {"GETEX", key, "EX", "abc"}, {"INCR", key}, {"DECR", key},
@@ -219,24 +219,24 @@ func strTestWrongType(t *testing.T, n *nodetest.Node) {
 		} {
 			assert.Equal(t, wrong, c.Do(args...), "%q", args)
 		}
-		lcsErr := strErr("ERR The specified keys must contain string values")
+		lcsErr := respErr("ERR The specified keys must contain string values")
 		assert.Equal(t, lcsErr, c.Do("LCS", key, other))
 		assert.Equal(t, lcsErr, c.Do("LCS", other, key, "BADOPTION"))
-		assert.Equal(t, "*2\r\n"+strNull(proto)+strBulk("abc"), c.Do("MGET", key, other),
+		assert.Equal(t, "*2\r\n"+respNull(proto)+respBulk("abc"), c.Do("MGET", key, other),
 			"MGET reports other types as nil")
 		// Argument errors come before the type check.
-		assert.Equal(t, strErr("ERR value is not an integer or out of range"), c.Do("INCRBY", key, "x"))
-		assert.Equal(t, strErr("ERR syntax error"), c.Do("SET", key, "v", "BAD"))
+		assert.Equal(t, respErr("ERR value is not an integer or out of range"), c.Do("INCRBY", key, "x"))
+		assert.Equal(t, respErr("ERR syntax error"), c.Do("SET", key, "v", "BAD"))
 		// The failed commands left the value alone; commands that replace
 		// values of any type do so.
 		assert.Equal(t, wrong, c.Do("GET", key))
-		assert.Equal(t, strInt(0), c.Do("SETNX", key, "v"))
-		assert.Equal(t, strInt(0), c.Do("MSETNX", key, "v"))
+		assert.Equal(t, respInt(0), c.Do("SETNX", key, "v"))
+		assert.Equal(t, respInt(0), c.Do("MSETNX", key, "v"))
 		assert.Equal(t, "+OK\r\n", c.Do("SET", key, "now a string"))
-		assert.Equal(t, strBulk("now a string"), c.Do("GET", key))
+		assert.Equal(t, respBulk("now a string"), c.Do("GET", key))
 		strPlantList(t, n, c, key)
 		assert.Equal(t, "+OK\r\n", c.Do("MSET", key, "1"))
-		assert.Equal(t, strInt(2), c.Do("INCR", key))
+		assert.Equal(t, respInt(2), c.Do("INCR", key))
 	}
 }
 
@@ -245,36 +245,36 @@ func strTestWrongType(t *testing.T, n *nodetest.Node) {
 // be atomic answer CROSSSLOT.
 func strTestCrossSlot(t *testing.T, n *nodetest.Node) {
 	c := respDial(t, n.Addr, 2)
-	cross := strErr("CROSSSLOT Keys in request don't hash to the same slot")
+	cross := respErr("CROSSSLOT Keys in request don't hash to the same slot")
 	assert.Equal(t, cross, c.Do("MSETNX", "a", "1", "b", "2"))
 	assert.Equal(t, cross, c.Do("LCS", "a", "b"))
 	assert.Equal(t, "$-1\r\n", c.Do("GET", "a"), "nothing was written")
 	assert.Equal(t, "+OK\r\n", c.Do("MSET", "{x}a", "1", "{x}b", "2"))
-	assert.Equal(t, "*2\r\n"+strBulk("1")+strBulk("2"), c.Do("MGET", "{x}a", "{x}b"))
+	assert.Equal(t, "*2\r\n"+respBulk("1")+respBulk("2"), c.Do("MGET", "{x}a", "{x}b"))
 	assert.Equal(t, "+OK\r\n", c.Do("MSET", "a", "1", "b", "2", "{x}a", "3"))
-	assert.Equal(t, "*4\r\n"+strBulk("1")+strBulk("3")+"$-1\r\n"+strBulk("2"), c.Do("MGET", "a", "{x}a", "c", "b"))
+	assert.Equal(t, "*4\r\n"+respBulk("1")+respBulk("3")+"$-1\r\n"+respBulk("2"), c.Do("MGET", "a", "{x}a", "c", "b"))
 }
 
 // strTestSizeLimits checks the proto-max-bulk-len limit of SETRANGE,
 // APPEND and LCS at the default 512MB, without allocating near it.
 func strTestSizeLimits(t *testing.T, n *nodetest.Node) {
 	c := respDial(t, n.Addr, 2)
-	tooBig := strErr("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	tooBig := respErr("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 	assert.Equal(t, tooBig, c.Do("SETRANGE", "k", "536870911", "ab"))
 	assert.Equal(t, tooBig, c.Do("SETRANGE", "k", "9223372036854775807", "ab"))
 	assert.Equal(t, "$-1\r\n", c.Do("GET", "k"))
-	assert.Equal(t, strErr("ERR offset is out of range"), c.Do("SETRANGE", "k", "-1", "ab"))
-	assert.Equal(t, strInt(3), c.Do("SETRANGE", "k", "1", "ab"))
-	assert.Equal(t, strInt(3), c.Do("SETRANGE", "k", "536870911", ""), "an empty value changes nothing")
+	assert.Equal(t, respErr("ERR offset is out of range"), c.Do("SETRANGE", "k", "-1", "ab"))
+	assert.Equal(t, respInt(3), c.Do("SETRANGE", "k", "1", "ab"))
+	assert.Equal(t, respInt(3), c.Do("SETRANGE", "k", "536870911", ""), "an empty value changes nothing")
 
 	// A series of appends builds the value in place.
 	var want strings.Builder
 	for i := 0; i < 500; i++ {
 		piece := strconv.Itoa(i) + ","
 		want.WriteString(piece)
-		assert.Equal(t, strInt(int64(want.Len())), c.Do("APPEND", "ap", piece))
+		assert.Equal(t, respInt(int64(want.Len())), c.Do("APPEND", "ap", piece))
 	}
-	assert.Equal(t, strBulk(want.String()), c.Do("GET", "ap"))
+	assert.Equal(t, respBulk(want.String()), c.Do("GET", "ap"))
 }
 
 // strTestArity checks the argument-count errors.
@@ -287,7 +287,7 @@ func strTestArity(t *testing.T, n *nodetest.Node) {
 		{"DECRBY", "a"}, {"INCRBYFLOAT", "a"}, {"APPEND", "a"}, {"STRLEN"}, {"GETRANGE", "a", "1"},
 		{"SETRANGE", "a", "1"}, {"LCS", "a"},
 	} {
-		want := strErr("ERR wrong number of arguments for '" + strings.ToLower(args[0]) + "' command")
+		want := respErr("ERR wrong number of arguments for '" + strings.ToLower(args[0]) + "' command")
 		assert.Equal(t, want, c.Do(args...), "%q", args)
 	}
 }
