@@ -189,40 +189,59 @@ type mpopArgs struct {
 // argument idx with Redis's checks and error texts, replying on error.
 func (c *Call) parseMPop(idx int) (mpopArgs, bool) {
 	var a mpopArgs
-	args := c.Args
-	n, ok := parseInt(args[idx])
+	n, msg := mpopNumkeys(c.Args, idx)
+	if msg != "" {
+		c.W.Error(msg)
+		return a, false
+	}
+	where := idx + 1 + n
+	var ok bool
+	if a.end, ok = c.parseListEnd(c.Args[where]); !ok {
+		return a, false
+	}
+	if a.count, ok = c.mpopCount(where + 1); !ok {
+		return a, false
+	}
+	a.keys = c.Args[idx+1 : where]
+	return a, true
+}
+
+// mpopNumkeys validates the numkeys of [B]LMPOP / [B]ZMPOP (at index at):
+// at least one key, and room for the direction after the keys.
+func mpopNumkeys(args [][]byte, at int) (int, string) {
+	n, ok := parseInt(args[at])
 	if !ok || n < 1 {
-		c.W.Error("ERR numkeys should be greater than 0")
-		return a, false
+		return 0, "ERR numkeys should be greater than 0"
 	}
-	whereIdx := int64(idx) + n + 1
-	if whereIdx >= int64(len(args)) || whereIdx < 0 {
-		c.W.Error(ErrSyntax)
-		return a, false
+	if n >= int64(len(args)-at-1) {
+		return 0, ErrSyntax
 	}
-	if a.end, ok = c.parseListEnd(args[whereIdx]); !ok {
-		return a, false
-	}
-	a.count = -1
-	for j := int(whereIdx) + 1; j < len(args); j++ {
-		if a.count == -1 && eqFold(cstr(args[j]), "count") && j+1 < len(args) {
+	return int(n), ""
+}
+
+// mpopCount parses the optional "COUNT count" of [B]LMPOP / [B]ZMPOP from
+// argument from to the end (1 when absent), replying on error.
+func (c *Call) mpopCount(from int) (int64, bool) {
+	args := c.Args
+	count := int64(-1)
+	for j := from; j < len(args); j++ {
+		if count == -1 && eqFold(cstr(args[j]), "count") && j+1 < len(args) {
 			j++
 			v, ok := parseInt(args[j])
 			if !ok || v < 1 {
 				c.W.Error("ERR count should be greater than 0")
-				return a, false
+				return 0, false
 			}
-			a.count = v
+			count = v
 			continue
 		}
 		c.W.Error(ErrSyntax)
-		return a, false
+		return 0, false
 	}
-	if a.count == -1 {
-		a.count = 1
+	if count == -1 {
+		count = 1
 	}
-	a.keys = args[idx+1 : whereIdx]
-	return a, true
+	return count, true
 }
 
 // cmdLMPop implements LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count].

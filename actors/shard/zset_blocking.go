@@ -22,7 +22,7 @@ func init() {
 			Categories: []string{"write", "sortedset", "slow", "blocking"}, Group: "sorted-set", Since: "7.0.0",
 			Summary: "Remove and return members with scores in a sorted set or block until one is available",
 			Exec:    command.Shard, Handler: Handler(cmdBZMPop)}, 2, func(args [][]byte) (int, string) {
-			return zmpopNumkeys(args, 2)
+			return mpopNumkeys(args, 2)
 		}), mpopArgErrors(2, true, true)),
 	)
 }

@@ -24,7 +24,7 @@ func init() {
 			cmdZPopMax, "write", "fast"),
 		withArgError(numkeysSpec(zsetSpec("zmpop", -4, "Remove and return members with scores in a sorted set", "7.0.0",
 			cmdZMPop, "write"), 1, func(args [][]byte) (int, string) {
-			return zmpopNumkeys(args, 1)
+			return mpopNumkeys(args, 1)
 		}), mpopArgErrors(1, true, false)),
 		szTips(zsetSpec("zrandmember", -2, "Get one or multiple random elements from a sorted set", "6.2.0",
 			cmdZRandMember, "readonly"), "nondeterministic_output"),
@@ -149,19 +149,6 @@ func (c *Call) zpopMinMax(max bool) {
 	c.zpopFrom(key, z, max, count, shape)
 }
 
-// zmpopNumkeys validates ZMPOP/BZMPOP's numkeys (at index at): at least
-// one key, and room for MIN|MAX after the keys.
-func zmpopNumkeys(args [][]byte, at int) (int, string) {
-	n, ok := parseInt(args[at])
-	if !ok || n < 1 {
-		return 0, "ERR numkeys should be greater than 0"
-	}
-	if n >= int64(len(args)-at-1) {
-		return 0, ErrSyntax
-	}
-	return int(n), ""
-}
-
 // ZMPopArgs are the parsed arguments of ZMPOP / BZMPOP after numkeys.
 type ZMPopArgs struct {
 	Keys  [][]byte
@@ -173,7 +160,7 @@ type ZMPopArgs struct {
 // being argument at; on error it writes the reply and returns false.
 func (c *Call) ParseZMPop(at int) (ZMPopArgs, bool) {
 	var a ZMPopArgs
-	n, msg := zmpopNumkeys(c.Args, at)
+	n, msg := mpopNumkeys(c.Args, at)
 	if msg != "" {
 		c.W.Error(msg)
 		return a, false
@@ -188,25 +175,9 @@ func (c *Call) ParseZMPop(at int) (ZMPopArgs, bool) {
 		c.W.Error(ErrSyntax)
 		return a, false
 	}
-	a.Count = -1
-	for j := where + 1; j < len(c.Args); j++ {
-		if a.Count == -1 && eqFold(cstr(c.Args[j]), "count") && j+1 < len(c.Args) {
-			j++
-			v, ok := parseInt(c.Args[j])
-			if !ok || v < 1 {
-				c.W.Error("ERR count should be greater than 0")
-				return a, false
-			}
-			a.Count = v
-			continue
-		}
-		c.W.Error(ErrSyntax)
-		return a, false
-	}
-	if a.Count == -1 {
-		a.Count = 1
-	}
-	return a, true
+	var ok bool
+	a.Count, ok = c.mpopCount(where + 1)
+	return a, ok
 }
 
 // cmdZMPop implements ZMPOP numkeys key [key ...] MIN|MAX [COUNT count].
