@@ -126,29 +126,14 @@ func TestBitmapWatch(t *testing.T) {
 	ctx := context.Background()
 	c := n.Client(t)
 	other := n.Client(t)
-	watchRun := func(key string, write func()) bool {
-		err := c.Watch(ctx, func(tx *redis.Tx) error {
-			write()
-			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Get(ctx, key)
-				return nil
-			})
-			return err
-		}, key)
-		if err == redis.TxFailedErr {
-			return false
-		}
-		require.NoError(t, err)
-		return true
-	}
 	require.NoError(t, c.Set(ctx, "{w}a", "\x01", 0).Err())
-	assert.True(t, watchRun("{w}a", func() { other.SetBit(ctx, "{w}a", 7, 1) }), "SETBIT of an equal bit")
-	assert.True(t, watchRun("{w}a", func() { other.BitOpOr(ctx, "{w}d", "{w}a") }), "BITOP source")
-	assert.True(t, watchRun("{w}a", func() { other.BitField(ctx, "{w}a", "SET", "u8", 0, 1) }), "same value")
-	assert.False(t, watchRun("{w}a", func() { other.SetBit(ctx, "{w}a", 0, 1) }), "SETBIT change")
-	assert.False(t, watchRun("{w}a", func() { other.SetBit(ctx, "{w}a", 100, 0) }), "SETBIT growing")
-	assert.False(t, watchRun("{w}d", func() { other.BitOpNot(ctx, "{w}d", "{w}a") }), "BITOP destkey")
-	assert.False(t, watchRun("{w}a", func() { other.BitField(ctx, "{w}a", "INCRBY", "u8", 0, 1) }), "BITFIELD")
+	assert.True(t, watchRun(t, c, "{w}a", func() { other.SetBit(ctx, "{w}a", 7, 1) }), "SETBIT of an equal bit")
+	assert.True(t, watchRun(t, c, "{w}a", func() { other.BitOpOr(ctx, "{w}d", "{w}a") }), "BITOP source")
+	assert.True(t, watchRun(t, c, "{w}a", func() { other.BitField(ctx, "{w}a", "SET", "u8", 0, 1) }), "same value")
+	assert.False(t, watchRun(t, c, "{w}a", func() { other.SetBit(ctx, "{w}a", 0, 1) }), "SETBIT change")
+	assert.False(t, watchRun(t, c, "{w}a", func() { other.SetBit(ctx, "{w}a", 100, 0) }), "SETBIT growing")
+	assert.False(t, watchRun(t, c, "{w}d", func() { other.BitOpNot(ctx, "{w}d", "{w}a") }), "BITOP destkey")
+	assert.False(t, watchRun(t, c, "{w}a", func() { other.BitField(ctx, "{w}a", "INCRBY", "u8", 0, 1) }), "BITFIELD")
 }
 
 // TestBitmapDefaultLimit checks the default offset limit: 2^32 bits, the

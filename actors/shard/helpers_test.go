@@ -2,6 +2,7 @@ package shard_test
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
@@ -181,4 +183,25 @@ func respScan(t *testing.T, rc *respConn, cmd []string, opts ...string) (steps [
 			return steps, ""
 		}
 	}
+}
+
+// watchRun WATCHes key on c, calls write (which uses another client), then
+// runs MULTI GET key EXEC on c: it reports whether the transaction ran,
+// that is whether write left the WATCHed key clean.
+func watchRun(t *testing.T, c *redis.Client, key string, write func()) bool {
+	t.Helper()
+	ctx := context.Background()
+	err := c.Watch(ctx, func(tx *redis.Tx) error {
+		write()
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Get(ctx, key)
+			return nil
+		})
+		return err
+	}, key)
+	if err == redis.TxFailedErr {
+		return false
+	}
+	require.NoError(t, err)
+	return true
 }

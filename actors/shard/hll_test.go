@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,26 +106,11 @@ func TestHyperLogLogWatch(t *testing.T) {
 	ctx := context.Background()
 	c := n.Client(t)
 	other := n.Client(t)
-	watchRun := func(key string, write func()) bool {
-		err := c.Watch(ctx, func(tx *redis.Tx) error {
-			write()
-			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Get(ctx, key)
-				return nil
-			})
-			return err
-		}, key)
-		if err == redis.TxFailedErr {
-			return false
-		}
-		require.NoError(t, err)
-		return true
-	}
 	require.NoError(t, c.PFAdd(ctx, "{w}h", "a", "b").Err())
-	assert.False(t, watchRun("{w}h", func() { other.PFCount(ctx, "{w}h") }), "PFCOUNT refreshing the cache")
-	assert.True(t, watchRun("{w}h", func() { other.PFCount(ctx, "{w}h") }), "PFCOUNT from the cache")
-	assert.True(t, watchRun("{w}h", func() { other.PFAdd(ctx, "{w}h", "a") }), "PFADD changing nothing")
-	assert.True(t, watchRun("{w}h", func() { other.PFMerge(ctx, "{w}d", "{w}h") }), "PFMERGE source")
-	assert.False(t, watchRun("{w}d", func() { other.PFMerge(ctx, "{w}d") }), "PFMERGE destkey")
-	assert.False(t, watchRun("{w}h", func() { other.PFAdd(ctx, "{w}h", "c") }), "PFADD change")
+	assert.False(t, watchRun(t, c, "{w}h", func() { other.PFCount(ctx, "{w}h") }), "PFCOUNT refreshing the cache")
+	assert.True(t, watchRun(t, c, "{w}h", func() { other.PFCount(ctx, "{w}h") }), "PFCOUNT from the cache")
+	assert.True(t, watchRun(t, c, "{w}h", func() { other.PFAdd(ctx, "{w}h", "a") }), "PFADD changing nothing")
+	assert.True(t, watchRun(t, c, "{w}h", func() { other.PFMerge(ctx, "{w}d", "{w}h") }), "PFMERGE source")
+	assert.False(t, watchRun(t, c, "{w}d", func() { other.PFMerge(ctx, "{w}d") }), "PFMERGE destkey")
+	assert.False(t, watchRun(t, c, "{w}h", func() { other.PFAdd(ctx, "{w}h", "c") }), "PFADD change")
 }

@@ -250,3 +250,35 @@ func szRunV(t *testing.T, rc, sc *respConn, line string) (bool, byte) {
 	}
 	return assert.Equal(t, want.raw(), got.raw(), line), got.t
 }
+
+// szRandomRun plays ops random script lines from gen (which may look at the
+// reference server) against a real redis-server (raddr) and slotd (addr), in
+// RESP2 then RESP3, comparing every reply and, after each line, the lines
+// after(k) of every key. Most generated commands must be valid.
+func szRandomRun(t *testing.T, raddr, addr string, ops int, gen func(rc *respConn) string, keys []string,
+	after func(k string) []string) {
+	t.Helper()
+	for _, proto := range []int{2, 3} {
+		rc, sc := respDial(t, raddr, proto), respDial(t, addr, proto)
+		rc.Do("FLUSHALL")
+		sc.Do("FLUSHALL")
+		var history []string
+		errs := 0
+		for i := 0; i < ops; i++ {
+			line := gen(rc)
+			history = append(history, line)
+			ok, typ := szRunV(t, rc, sc, line)
+			if typ == '-' {
+				errs++
+			}
+			for _, k := range keys {
+				for _, check := range after(k) {
+					ok = ok && szRun(t, rc, sc, check)
+				}
+			}
+			require.True(t, ok, "after:\n%s", strings.Join(history[max(0, len(history)-10):], "\n"))
+		}
+		t.Logf("RESP%d: %d of %d commands answered with an error", proto, errs, len(history))
+		require.Less(t, errs, len(history)/4, "the random commands should mostly be valid")
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
@@ -370,26 +368,7 @@ func TestSetsRandomSameAsRedis(t *testing.T) {
 			return "SISMEMBER " + key() + " " + some(1)[:1]
 		}
 	}
-	for _, proto := range []int{2, 3} {
-		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
-		rc.Do("FLUSHALL")
-		sc.Do("FLUSHALL")
-		var history []string
-		errs := 0
-		for i := 0; i < ops; i++ {
-			line := gen()
-			history = append(history, line)
-			ok, typ := szRunV(t, rc, sc, line)
-			if typ == '-' {
-				errs++
-			}
-			for _, k := range keys {
-				ok = ok && szRun(t, rc, sc, "sorted SMEMBERS "+k)
-				ok = ok && szRun(t, rc, sc, "OBJECT ENCODING "+k)
-			}
-			require.True(t, ok, "after:\n%s", strings.Join(history[max(0, len(history)-10):], "\n"))
-		}
-		t.Logf("RESP%d: %d of %d commands answered with an error", proto, errs, len(history))
-		require.Less(t, errs, len(history)/4, "the random commands should mostly be valid")
-	}
+	szRandomRun(t, raddr, n.Addr, ops, func(*respConn) string { return gen() }, keys, func(k string) []string {
+		return []string{"sorted SMEMBERS " + k, "OBJECT ENCODING " + k}
+	})
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
@@ -574,8 +572,7 @@ func TestSortedSetsRandomSameAsRedis(t *testing.T) {
 		return ""
 	}
 	lexBounds := []string{"-", "+", "[a", "(a", "[c", "(c", "[1", "(10", "[g", "[", "(", "x"}
-	var rc *respConn
-	gen := func() string {
+	gen := func(rc *respConn) string {
 		switch r.IntN(26) {
 		case 24, 25:
 			// Lex ranges over mixed scores: defined by the listpack scan
@@ -659,28 +656,7 @@ func TestSortedSetsRandomSameAsRedis(t *testing.T) {
 			return "shape ZRANDMEMBER " + key() + " " + strconv.Itoa(r.IntN(7)-3) + " WITHSCORES"
 		}
 	}
-	for _, proto := range []int{2, 3} {
-		var sc *respConn
-		rc, sc = respDial(t, raddr, proto), respDial(t, n.Addr, proto)
-		rc.Do("FLUSHALL")
-		sc.Do("FLUSHALL")
-		var history []string
-		errs := 0
-		for i := 0; i < ops; i++ {
-			line := gen()
-			history = append(history, line)
-			ok, typ := szRunV(t, rc, sc, line)
-			if typ == '-' {
-				errs++
-			}
-			for _, k := range keys {
-				ok = ok && szRun(t, rc, sc, "ZRANGE "+k+" 0 -1 WITHSCORES")
-				ok = ok && szRun(t, rc, sc, "OBJECT ENCODING "+k)
-				ok = ok && szRun(t, rc, sc, "scan ZSCAN "+k)
-			}
-			require.True(t, ok, "after:\n%s", strings.Join(history[max(0, len(history)-10):], "\n"))
-		}
-		t.Logf("RESP%d: %d of %d commands answered with an error", proto, errs, len(history))
-		require.Less(t, errs, len(history)/4, "the random commands should mostly be valid")
-	}
+	szRandomRun(t, raddr, n.Addr, ops, gen, keys, func(k string) []string {
+		return []string{"ZRANGE " + k + " 0 -1 WITHSCORES", "OBJECT ENCODING " + k, "scan ZSCAN " + k}
+	})
 }
