@@ -427,5 +427,5 @@ func bitRandomScript(seed uint64, steps int) [][]string {
 // byte for byte, in RESP2 and RESP3.
 func TestBitmapsSameAsRedis(t *testing.T) {
 	script := append(append([][]string{}, bitScript...), bitRandomScript(1, 3000)...)
-	bitSameAsRedis(t, script, "--proto-max-bulk-len", "1mb")
+	sameAsRedis(t, "{t}", script, "--proto-max-bulk-len", "1mb")
 }

@@ -284,7 +284,7 @@ func hllRandomScript(seed uint64) [][]string {
 // RESP3.
 func TestHyperLogLogSameAsRedis(t *testing.T) {
 	script := append(append([][]string{}, hllScript...), hllRandomScript(1)...)
-	bitSameAsRedis(t, script)
+	sameAsRedis(t, "{t}", script)
 }
 
 // hllCraftedScript stores random hand-made sparse sketches (any mix of
@@ -355,5 +355,5 @@ func TestHyperLogLogCraftedSameAsRedis(t *testing.T) {
 	script := hllCraftedScript(1, 300)
 	script = append(script, []string{"CONFIG", "SET", "hll-sparse-max-bytes", "200"})
 	script = append(script, hllCraftedScript(2, 300)...)
-	bitSameAsRedis(t, script)
+	sameAsRedis(t, "{t}", script)
 }

@@ -4,12 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-
-	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // strScript exercises every string command, its options and its errors. All
@@ -414,22 +409,6 @@ func strRandomScript() [][]string {
 // TestStringsSameAsRedis sends the same commands to slotd and to a real
 // redis-server, in RESP2 and RESP3, and requires byte-identical replies.
 func TestStringsSameAsRedis(t *testing.T) {
-	ref := nodetest.StartRedis(t, "--proto-max-bulk-len", "1mb")
-	n := nodetest.Start(t, "shard-actors", "4", "proto-max-bulk-len", "1mb")
 	script := append(append([][]string{}, strScript...), strRandomScript()...)
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			want := respDial(t, ref, proto)
-			got := respDial(t, n.Addr, proto)
-			tag := fmt.Sprintf("{s%d}", proto)
-			for _, cmd := range script {
-				args := make([]string, len(cmd))
-				for i, a := range cmd {
-					args[i] = strings.ReplaceAll(a, "{s}", tag)
-				}
-				w, g := want.Do(args...), got.Do(args...)
-				assert.Equal(t, w, g, "reply to %q", args)
-			}
-		})
-	}
+	sameAsRedis(t, "{s}", script, "--proto-max-bulk-len", "1mb")
 }
