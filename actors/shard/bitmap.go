@@ -157,13 +157,12 @@ func cmdGetbit(c *Call) {
 	if !ok {
 		return
 	}
-	e := c.Lookup(c.Args[1])
-	if e == nil {
-		c.W.Int(0)
+	e, ok := c.readableString(c.Args[1])
+	if !ok {
 		return
 	}
-	if e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
+	if e == nil {
+		c.W.Int(0)
 		return
 	}
 	if byt := off >> 3; byt < uint64(len(e.Str)) && e.Str[byt]&(0x80>>(off&7)) != 0 {
@@ -182,18 +181,8 @@ func bitRange(start, end int64, isBit bool, n int64) (from, to int64, empty bool
 	if isBit {
 		total <<= 3
 	}
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	start = max(start, 0)
-	end = max(end, 0)
-	if end >= total {
-		end = total - 1
-	}
-	if start > end {
+	start, end, ok := clampRange(start, end, total)
+	if !ok {
 		return 0, 0, true
 	}
 	if isBit {
@@ -217,13 +206,12 @@ func (c *Call) parseBitUnit(arg []byte) (isBit, ok bool) {
 // cmdBitcount implements BITCOUNT key [start end [BYTE|BIT]]. As in Redis a
 // missing key answers 0 before the arguments are looked at.
 func cmdBitcount(c *Call) {
-	e := c.Lookup(c.Args[1])
-	if e == nil {
-		c.W.Int(0)
+	e, ok := c.readableString(c.Args[1])
+	if !ok {
 		return
 	}
-	if e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
+	if e == nil {
+		c.W.Int(0)
 		return
 	}
 	p := e.Str
@@ -231,14 +219,8 @@ func cmdBitcount(c *Call) {
 	switch len(c.Args) {
 	case 2:
 	case 4, 5:
-		start, ok := parseInt(c.Args[2])
+		start, end, ok := c.intArgs(c.Args[2], c.Args[3])
 		if !ok {
-			c.W.Error(ErrNotInt)
-			return
-		}
-		end, ok := parseInt(c.Args[3])
-		if !ok {
-			c.W.Error(ErrNotInt)
 			return
 		}
 		if start < 0 && end < 0 && start > end {
@@ -301,16 +283,18 @@ func popcount(p []byte) int64 {
 // key is all zeros; with no end given a search for 0 that finds none
 // answers the first bit past the string, with an explicit end it answers -1.
 func cmdBitpos(c *Call) {
-	bit, ok := parseInt(c.Args[2])
+	bit, ok := c.intArg(c.Args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	if bit != 0 && bit != 1 {
 		c.W.Error("ERR The bit argument must be 1 or 0.")
 		return
 	}
-	e := c.Lookup(c.Args[1])
+	e, ok := c.readableString(c.Args[1])
+	if !ok {
+		return
+	}
 	if e == nil {
 		if bit == 1 {
 			c.W.Int(-1)
@@ -319,17 +303,12 @@ func cmdBitpos(c *Call) {
 		}
 		return
 	}
-	if e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
-		return
-	}
 	p := e.Str
 	from, to := int64(0), int64(len(p))*8-1
 	endGiven := false
 	if n := len(c.Args); n >= 4 && n <= 6 {
-		start, ok := parseInt(c.Args[3])
+		start, ok := c.intArg(c.Args[3])
 		if !ok {
-			c.W.Error(ErrNotInt)
 			return
 		}
 		isBit := false
@@ -340,8 +319,7 @@ func cmdBitpos(c *Call) {
 		}
 		end := int64(-1)
 		if n >= 5 {
-			if end, ok = parseInt(c.Args[4]); !ok {
-				c.W.Error(ErrNotInt)
+			if end, ok = c.intArg(c.Args[4]); !ok {
 				return
 			}
 			endGiven = true

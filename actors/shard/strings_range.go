@@ -56,48 +56,34 @@ func cmdAppend(c *Call) {
 	c.W.Int(int64(len(e.Str)))
 }
 
+// readableString looks key up for a read: the entry (nil when missing), or
+// false after replying WRONGTYPE.
+func (c *Call) readableString(key []byte) (*keyspace.Entry, bool) {
+	e := c.Lookup(key)
+	if e != nil && e.Kind != keyspace.KindString {
+		c.W.Error(ErrWrongType)
+		return e, false
+	}
+	return e, true
+}
+
 func cmdStrlen(c *Call) {
-	e := c.Lookup(c.Args[1])
+	e, ok := c.readableString(c.Args[1])
 	switch {
+	case !ok:
 	case e == nil:
 		c.W.Int(0)
-	case e.Kind != keyspace.KindString:
-		c.W.Error(ErrWrongType)
 	default:
 		c.W.Int(int64(len(e.Str)))
 	}
 }
 
-var emptyBulk = []byte{}
-
-// cmdGetRange implements GETRANGE key start end with inclusive, possibly
-// negative (from the end) indexes clamped to the string.
-func cmdGetRange(c *Call) {
-	start, ok := parseInt(c.Args[2])
-	if !ok {
-		c.W.Error(ErrNotInt)
-		return
-	}
-	end, ok := parseInt(c.Args[3])
-	if !ok {
-		c.W.Error(ErrNotInt)
-		return
-	}
-	e := c.Lookup(c.Args[1])
-	if e == nil {
-		c.W.Bulk(emptyBulk)
-		return
-	}
-	if e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
-		return
-	}
-	n := int64(len(e.Str))
-	// Both negative and crossed: empty, whatever the length (Redis 7.0).
-	if start < 0 && end < 0 && start > end {
-		c.W.Bulk(emptyBulk)
-		return
-	}
+// clampRange resolves inclusive start/end indexes (negative from the end)
+// against n bytes or bits as GETRANGE, BITCOUNT and BITPOS do. Unlike
+// LRANGE's normRange both ends are clamped into the string, so an end far
+// before the start of it still selects the first element; ok is false when
+// nothing is selected.
+func clampRange(start, end, n int64) (int64, int64, bool) {
 	if start < 0 {
 		start += n
 	}
@@ -109,7 +95,34 @@ func cmdGetRange(c *Call) {
 	if end >= n {
 		end = n - 1
 	}
-	if start > end || n == 0 {
+	return start, end, start <= end
+}
+
+var emptyBulk = []byte{}
+
+// cmdGetRange implements GETRANGE key start end with inclusive, possibly
+// negative (from the end) indexes clamped to the string.
+func cmdGetRange(c *Call) {
+	start, end, ok := c.intArgs(c.Args[2], c.Args[3])
+	if !ok {
+		return
+	}
+	e, ok := c.readableString(c.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		c.W.Bulk(emptyBulk)
+		return
+	}
+	n := int64(len(e.Str))
+	// Both negative and crossed: empty, whatever the length (Redis 7.0).
+	if start < 0 && end < 0 && start > end {
+		c.W.Bulk(emptyBulk)
+		return
+	}
+	start, end, ok = clampRange(start, end, n)
+	if !ok || n == 0 {
 		c.W.Bulk(emptyBulk)
 		return
 	}
