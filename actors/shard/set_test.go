@@ -16,15 +16,7 @@ import (
 
 func TestSets(t *testing.T) {
 	n := shardsNode(t)
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			rdb := n.Client(t, proto)
-			require.NoError(t, rdb.FlushAll(context.Background()).Err())
-			szTestSetGoRedis(t, rdb)
-			szTestSetRandom(t, rdb)
-			szTestSetWatch(t, rdb)
-		})
-	}
+	szPerProto(t, n, szTestSetGoRedis, szTestSetRandom, szTestSetWatch)
 	t.Run("reply types", func(t *testing.T) { szTestSetReplyTypes(t, n) })
 	t.Run("wrong type and cross slot", func(t *testing.T) { szTestSetErrors(t, n) })
 	t.Run("sscan across resizes", func(t *testing.T) { szTestSScanResizes(t, n) })

@@ -17,16 +17,7 @@ import (
 
 func TestSortedSets(t *testing.T) {
 	n := shardsNode(t)
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			rdb := n.Client(t, proto)
-			require.NoError(t, rdb.FlushAll(context.Background()).Err())
-			szTestZSetGoRedis(t, rdb)
-			szTestZSetRandom(t, rdb)
-			szTestZSetModel(t, rdb)
-			szTestZSetWatch(t, rdb)
-		})
-	}
+	szPerProto(t, n, szTestZSetGoRedis, szTestZSetRandom, szTestZSetModel, szTestZSetWatch)
 	t.Run("reply types", func(t *testing.T) { szTestZSetReplyTypes(t, n) })
 	t.Run("wrong type and cross slot", func(t *testing.T) { szTestZSetErrors(t, n) })
 	t.Run("zscan across resizes", func(t *testing.T) { szTestZScanResizes(t, n) })
