@@ -255,3 +255,47 @@ func shortArgs(args []string) []string {
 	}
 	return append(append([]string{}, args[:8]...), fmt.Sprintf("... (%d args)", len(args)))
 }
+
+// replaySameAsRedis starts a real redis-server and a slotd node and, in
+// RESP2 then RESP3, hands every non-blank line of script to check with a
+// connection to each (theirs: redis-server, ours: slotd).
+func replaySameAsRedis(t *testing.T, script string, check func(t *testing.T, proto int, theirs, ours *respConn,
+	line string)) {
+	t.Helper()
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
+	for _, proto := range []int{2, 3} {
+		ours := respDial(t, n.Addr, proto)
+		theirs := respDial(t, raddr, proto)
+		for _, line := range strings.Split(script, "\n") {
+			if strings.TrimSpace(line) != "" {
+				check(t, proto, theirs, ours, line)
+			}
+		}
+	}
+}
+
+// scriptWords splits a script line on spaces: 'single quotes' group words
+// (” is the empty argument) and \0 stands for a NUL byte.
+func scriptWords(line string) []string {
+	var out []string
+	for len(line) > 0 {
+		line = strings.TrimLeft(line, " ")
+		if line == "" {
+			break
+		}
+		if line[0] == '\'' {
+			end := strings.IndexByte(line[1:], '\'')
+			out = append(out, strings.ReplaceAll(line[1:1+end], `\0`, "\x00"))
+			line = line[2+end:]
+			continue
+		}
+		end := strings.IndexByte(line, ' ')
+		if end < 0 {
+			end = len(line)
+		}
+		out = append(out, strings.ReplaceAll(line[:end], `\0`, "\x00"))
+		line = line[end:]
+	}
+	return out
+}

@@ -5,15 +5,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // keysScript is a command sequence replayed against slotd and a real
 // redis-server; every reply must be byte-identical (after sorting, for
 // replies whose order is unspecified). Multi-key commands use one hash tag
-// so they are legal in cluster terms too. A word "”" is an empty argument;
-// a line starting with "sorted " compares its reply with elements sorted,
+// so they are legal in cluster terms too. Lines split into arguments as
+// scriptWords says; a line starting with "sorted " compares its reply with elements sorted,
 // "scan " iterates SCAN with the given options and compares the key sets.
 var keysScript = `
 FLUSHALL
@@ -278,50 +276,32 @@ scan MATCH k* TYPE string COUNT 1000
 `
 
 func TestKeysSameAsRedis(t *testing.T) {
-	raddr := nodetest.StartRedis(t)
-	n := shardsNode(t)
-	for _, proto := range []int{2, 3} {
-		ours := respDial(t, n.Addr, proto)
-		theirs := respDial(t, raddr, proto)
-		for _, line := range strings.Split(keysScript, "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			mode := ""
-			if rest, ok := strings.CutPrefix(line, "sorted "); ok {
-				mode, line = "sorted", rest
-			} else if rest, ok := strings.CutPrefix(line, "scan"); ok && (rest == "" || rest[0] == ' ') {
-				mode, line = "scan", rest
-			}
-			var args []string
-			for _, w := range strings.Fields(line) {
-				if w == "''" {
-					w = ""
-				}
-				args = append(args, w)
-			}
-			if line == "SCAN ' 1'" { // the one argument with a space
-				args = []string{"SCAN", " 1"}
-			}
-			switch mode {
-			case "scan":
-				want := keysScanAll(t, theirs, args...)
-				got := keysScanAll(t, ours, args...)
-				for k := range got {
-					got[k] = 1 // duplicates are allowed by SCAN
-				}
-				for k := range want {
-					want[k] = 1
-				}
-				assert.Equal(t, want, got, "RESP%d SCAN%s", proto, line)
-			case "sorted":
-				assert.Equal(t, respSorted(t, theirs.Do(args...)), respSorted(t, ours.Do(args...)),
-					"RESP%d %s", proto, line)
-			default:
-				want := theirs.Do(args...)
-				got := ours.Do(args...)
-				assert.Equal(t, want, got, "RESP%d %s", proto, line)
-			}
+	replaySameAsRedis(t, keysScript, func(t *testing.T, proto int, theirs, ours *respConn, line string) {
+		mode := ""
+		if rest, ok := strings.CutPrefix(line, "sorted "); ok {
+			mode, line = "sorted", rest
+		} else if rest, ok := strings.CutPrefix(line, "scan"); ok && (rest == "" || rest[0] == ' ') {
+			mode, line = "scan", rest
 		}
-	}
+		args := scriptWords(line)
+		switch mode {
+		case "scan":
+			want := keysScanAll(t, theirs, args...)
+			got := keysScanAll(t, ours, args...)
+			for k := range got {
+				got[k] = 1 // duplicates are allowed by SCAN
+			}
+			for k := range want {
+				want[k] = 1
+			}
+			assert.Equal(t, want, got, "RESP%d SCAN%s", proto, line)
+		case "sorted":
+			assert.Equal(t, respSorted(t, theirs.Do(args...)), respSorted(t, ours.Do(args...)),
+				"RESP%d %s", proto, line)
+		default:
+			want := theirs.Do(args...)
+			got := ours.Do(args...)
+			assert.Equal(t, want, got, "RESP%d %s", proto, line)
+		}
+	})
 }

@@ -55,17 +55,3 @@ func lhScanAll(t *testing.T, lc *respConn, key string, opts ...string) map[strin
 	}
 	return out
 }
-
-// lhWords splits a script line into arguments: a word made of two single
-// quotes is an empty argument, and \0 inside a word is a NUL byte.
-func lhWords(line string) []string {
-	var args []string
-	for _, w := range strings.Fields(line) {
-		if w == "''" {
-			w = ""
-		}
-		w = strings.ReplaceAll(w, `\0`, "\x00")
-		args = append(args, w)
-	}
-	return args
-}

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
 // lhScript is replayed against slotd and a real redis-server; replies must
@@ -508,45 +506,30 @@ func lhBigHashScript() string {
 }
 
 func TestListHashSameAsRedis(t *testing.T) {
-	raddr := nodetest.StartRedis(t)
-	n := shardsNode(t)
-	for _, proto := range []int{2, 3} {
-		ours := respDial(t, n.Addr, proto)
-		theirs := respDial(t, raddr, proto)
-		for _, line := range strings.Split(lhScript, "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
+	replaySameAsRedis(t, lhScript, func(t *testing.T, proto int, theirs, ours *respConn, line string) {
+		mode := ""
+		for _, m := range []string{"sorted", "pairs", "shape", "hscan"} {
+			if rest, ok := strings.CutPrefix(line, m+" "); ok {
+				mode, line = m, rest
 			}
-			mode := ""
-			for _, m := range []string{"sorted", "pairs", "shape", "hscan"} {
-				if rest, ok := strings.CutPrefix(line, m+" "); ok {
-					mode, line = m, rest
-				}
-			}
-			args := lhWords(line)
-			if line == "LRANGE {l}a ' 1' 2" {
-				args = []string{"LRANGE", "{l}a", " 1", "2"}
-			}
-			if line == "HSET {h}i s ' 1'" {
-				args = []string{"HSET", "{h}i", "s", " 1"}
-			}
-			switch mode {
-			case "hscan":
-				want := lhScanAll(t, theirs, args[0], args[1:]...)
-				got := lhScanAll(t, ours, args[0], args[1:]...)
-				assert.Equal(t, want, got, "RESP%d HSCAN %s", proto, line)
-				continue
-			}
-			want, got := theirs.Do(args...), ours.Do(args...)
-			switch mode {
-			case "sorted":
-				want, got = respSorted(t, want), respSorted(t, got)
-			case "pairs":
-				want, got = lhPairsSorted(t, want), lhPairsSorted(t, got)
-			case "shape":
-				want, got = lhShape(t, want), lhShape(t, got)
-			}
-			assert.Equal(t, want, got, "RESP%d %s", proto, line)
 		}
-	}
+		args := scriptWords(line)
+		switch mode {
+		case "hscan":
+			want := lhScanAll(t, theirs, args[0], args[1:]...)
+			got := lhScanAll(t, ours, args[0], args[1:]...)
+			assert.Equal(t, want, got, "RESP%d HSCAN %s", proto, line)
+			return
+		}
+		want, got := theirs.Do(args...), ours.Do(args...)
+		switch mode {
+		case "sorted":
+			want, got = respSorted(t, want), respSorted(t, got)
+		case "pairs":
+			want, got = lhPairsSorted(t, want), lhPairsSorted(t, got)
+		case "shape":
+			want, got = lhShape(t, want), lhShape(t, got)
+		}
+		assert.Equal(t, want, got, "RESP%d %s", proto, line)
+	})
 }

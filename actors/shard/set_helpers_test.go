@@ -181,31 +181,6 @@ func szScanAll(t *testing.T, sc *respConn, cmd, key string, opts ...string) map[
 	return seen
 }
 
-// szWords splits a script line on spaces; 'single quotes' group words and
-// ” is the empty argument.
-func szWords(line string) []string {
-	var out []string
-	for len(line) > 0 {
-		line = strings.TrimLeft(line, " ")
-		if line == "" {
-			break
-		}
-		if line[0] == '\'' {
-			end := strings.IndexByte(line[1:], '\'')
-			out = append(out, line[1:1+end])
-			line = line[2+end:]
-			continue
-		}
-		end := strings.IndexByte(line, ' ')
-		if end < 0 {
-			end = len(line)
-		}
-		out = append(out, line[:end])
-		line = line[end:]
-	}
-	return out
-}
-
 // szSeed returns the seed and length of a random differential run: the
 // defaults, or SZ_SEED / SZ_OPS from the environment to explore more.
 func szSeed(seed uint64, ops int) (uint64, int) {
@@ -240,7 +215,7 @@ func szRunV(t *testing.T, rc, sc *respConn, line string) (bool, byte) {
 			mode, line = m, line[len(m):]
 		}
 	}
-	args := szWords(line)
+	args := scriptWords(line)
 	if mode == "scan " {
 		return assert.Equal(t, szScanAll(t, rc, args[0], args[1], args[2:]...),
 			szScanAll(t, sc, args[0], args[1], args[2:]...), line), 0

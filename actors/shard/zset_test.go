@@ -250,7 +250,7 @@ func szTestZSetReplyTypes(t *testing.T, n *nodetest.Node) {
 		{"ZRANGE {t}z 0 -1 WITHSCORES", "*6\r\n$1\r\nc\r\n$4\r\n-inf\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\na\r\n$3\r\ninf\r\n",
 			"*3\r\n*2\r\n$1\r\nc\r\n,-inf\r\n*2\r\n$1\r\nb\r\n,2\r\n*2\r\n$1\r\na\r\n,inf\r\n"},
 	} {
-		args := szWords(tc.cmd)
+		args := scriptWords(tc.cmd)
 		assert.Equal(t, tc.resp2, sc2.Do(args...), "RESP2 %s", tc.cmd)
 		if args[0] == "ZINCRBY" || args[0] == "ZADD" || args[0] == "ZPOPMIN" || args[0] == "ZMPOP" {
 			continue // a write: its RESP3 form is checked below
