@@ -80,12 +80,7 @@ func (c *Call) hashLimits() hash.Limits {
 // readableHash looks key up for a read: its entry (nil when missing), or
 // false after replying WRONGTYPE.
 func (c *Call) readableHash(key []byte) (*keyspace.Entry, bool) {
-	e := c.Lookup(key)
-	if e != nil && e.Kind != keyspace.KindHash {
-		c.W.Error(ErrWrongType)
-		return e, false
-	}
-	return e, true
+	return c.ofKind(c.Lookup(key), keyspace.KindHash)
 }
 
 // writableHash returns key's hash for a write, creating an empty one when

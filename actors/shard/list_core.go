@@ -103,22 +103,12 @@ func (c *Call) parseListEnd(arg []byte) (listEnd, bool) {
 // writableList looks key up for a write: the list (nil when missing), or
 // false after replying WRONGTYPE.
 func (c *Call) writableList(key []byte) (*keyspace.Entry, bool) {
-	e := c.LookupWrite(key)
-	if e != nil && e.Kind != keyspace.KindList {
-		c.W.Error(ErrWrongType)
-		return e, false
-	}
-	return e, true
+	return c.ofKind(c.LookupWrite(key), keyspace.KindList)
 }
 
 // readableList is writableList for reads (counts hits and misses).
 func (c *Call) readableList(key []byte) (*keyspace.Entry, bool) {
-	e := c.Lookup(key)
-	if e != nil && e.Kind != keyspace.KindList {
-		c.W.Error(ErrWrongType)
-		return e, false
-	}
-	return e, true
+	return c.ofKind(c.Lookup(key), keyspace.KindList)
 }
 
 // deleteIfEmpty removes key when its list has no elements left.

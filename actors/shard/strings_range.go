@@ -59,12 +59,7 @@ func cmdAppend(c *Call) {
 // readableString looks key up for a read: the entry (nil when missing), or
 // false after replying WRONGTYPE.
 func (c *Call) readableString(key []byte) (*keyspace.Entry, bool) {
-	e := c.Lookup(key)
-	if e != nil && e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
-		return e, false
-	}
-	return e, true
+	return c.ofKind(c.Lookup(key), keyspace.KindString)
 }
 
 func cmdStrlen(c *Call) {
