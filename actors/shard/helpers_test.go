@@ -187,20 +187,26 @@ func respScan(t *testing.T, rc *respConn, cmd []string, opts ...string) (steps [
 	}
 }
 
-// watchRun WATCHes key on c, calls write (which uses another client), then
-// runs MULTI GET key EXEC on c: it reports whether the transaction ran,
-// that is whether write left the WATCHed key clean.
-func watchRun(t *testing.T, c *redis.Client, key string, write func()) bool {
-	t.Helper()
+// watchTx WATCHes key on c, calls write (which uses another client), then
+// runs MULTI PING EXEC on c: it returns redis.TxFailedErr when write
+// dirtied the WATCHed key.
+func watchTx(c *redis.Client, key string, write func()) error {
 	ctx := context.Background()
-	err := c.Watch(ctx, func(tx *redis.Tx) error {
+	return c.Watch(ctx, func(tx *redis.Tx) error {
 		write()
 		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Get(ctx, key)
+			p.Ping(ctx)
 			return nil
 		})
 		return err
 	}, key)
+}
+
+// watchRun is watchTx reporting whether the transaction ran, that is
+// whether write left the WATCHed key clean.
+func watchRun(t *testing.T, c *redis.Client, key string, write func()) bool {
+	t.Helper()
+	err := watchTx(c, key, write)
 	if err == redis.TxFailedErr {
 		return false
 	}

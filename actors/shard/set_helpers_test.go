@@ -276,3 +276,19 @@ func szPerProto(t *testing.T, n *nodetest.Node, fns ...func(*testing.T, *redis.C
 		})
 	}
 }
+
+// szSameAsRedis replays script lines (see szRun; \x00 stands for a NUL
+// byte) against a real redis-server and slotd, in RESP2 then RESP3.
+func szSameAsRedis(t *testing.T, lines []string) {
+	t.Helper()
+	raddr := nodetest.StartRedis(t)
+	n := shardsNode(t)
+	for _, proto := range []int{2, 3} {
+		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
+		rc.Do("FLUSHALL")
+		sc.Do("FLUSHALL")
+		for _, line := range lines {
+			szRun(t, rc, sc, strings.ReplaceAll(line, `\x00`, "\x00"))
+		}
+	}
+}

@@ -294,17 +294,7 @@ func szBigIntSetLines() []string {
 }
 
 func TestSetsSameAsRedis(t *testing.T) {
-	raddr := nodetest.StartRedis(t)
-	n := shardsNode(t)
-	lines := append(strings.Split(strings.TrimSpace(szSetScript), "\n"), szBigIntSetLines()...)
-	for _, proto := range []int{2, 3} {
-		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
-		rc.Do("FLUSHALL")
-		sc.Do("FLUSHALL")
-		for _, line := range lines {
-			szRun(t, rc, sc, line)
-		}
-	}
+	szSameAsRedis(t, append(strings.Split(strings.TrimSpace(szSetScript), "\n"), szBigIntSetLines()...))
 }
 
 // szRandomSetOps plays random set commands over a few keys against both

@@ -138,25 +138,15 @@ func szTestSetWatch(t *testing.T, rdb *redis.Client) {
 	ctx := context.Background()
 	rdb.SAdd(ctx, "{w}src", "a", "b")
 	rdb.SAdd(ctx, "{w}other", "b")
-	watch := func(key string, fn func()) error {
-		return rdb.Watch(ctx, func(tx *redis.Tx) error {
-			fn()
-			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Ping(ctx)
-				return nil
-			})
-			return err
-		}, key)
-	}
 	other := szSecondClient(t, rdb)
-	require.NoError(t, watch("{w}src", func() { other.SAdd(ctx, "{w}src", "a") }), "adding a member again")
-	require.NoError(t, watch("{w}src", func() { other.SRem(ctx, "{w}src", "zz") }), "removing a non-member")
-	require.NoError(t, watch("{w}src", func() { other.SInterStore(ctx, "{w}dst", "{w}src", "{w}other") }),
+	require.NoError(t, watchTx(rdb, "{w}src", func() { other.SAdd(ctx, "{w}src", "a") }), "adding a member again")
+	require.NoError(t, watchTx(rdb, "{w}src", func() { other.SRem(ctx, "{w}src", "zz") }), "removing a non-member")
+	require.NoError(t, watchTx(rdb, "{w}src", func() { other.SInterStore(ctx, "{w}dst", "{w}src", "{w}other") }),
 		"a source of SINTERSTORE")
-	require.ErrorIs(t, watch("{w}dst", func() { other.SUnionStore(ctx, "{w}dst", "{w}src") }), redis.TxFailedErr)
-	require.ErrorIs(t, watch("{w}src", func() { other.SAdd(ctx, "{w}src", "c") }), redis.TxFailedErr)
-	require.ErrorIs(t, watch("{w}other", func() { other.SMove(ctx, "{w}src", "{w}other", "c") }), redis.TxFailedErr)
-	require.NoError(t, watch("{w}other", func() { other.SMove(ctx, "{w}src", "{w}other", "nope") }))
+	require.ErrorIs(t, watchTx(rdb, "{w}dst", func() { other.SUnionStore(ctx, "{w}dst", "{w}src") }), redis.TxFailedErr)
+	require.ErrorIs(t, watchTx(rdb, "{w}src", func() { other.SAdd(ctx, "{w}src", "c") }), redis.TxFailedErr)
+	require.ErrorIs(t, watchTx(rdb, "{w}other", func() { other.SMove(ctx, "{w}src", "{w}other", "c") }), redis.TxFailedErr)
+	require.NoError(t, watchTx(rdb, "{w}other", func() { other.SMove(ctx, "{w}src", "{w}other", "nope") }))
 }
 
 // szSecondClient is another client with rdb's options.

@@ -521,17 +521,7 @@ func szBigZSetLines() []string {
 }
 
 func TestSortedSetsSameAsRedis(t *testing.T) {
-	raddr := nodetest.StartRedis(t)
-	n := shardsNode(t)
-	lines := append(strings.Split(strings.TrimSpace(szZSetScript), "\n"), szBigZSetLines()...)
-	for _, proto := range []int{2, 3} {
-		rc, sc := respDial(t, raddr, proto), respDial(t, n.Addr, proto)
-		rc.Do("FLUSHALL")
-		sc.Do("FLUSHALL")
-		for _, line := range lines {
-			szRun(t, rc, sc, strings.ReplaceAll(line, `\x00`, "\x00"))
-		}
-	}
+	szSameAsRedis(t, append(strings.Split(strings.TrimSpace(szZSetScript), "\n"), szBigZSetLines()...))
 }
 
 // TestSortedSetsRandomSameAsRedis plays random sorted-set commands against

@@ -196,26 +196,16 @@ func szTestZSetWatch(t *testing.T, rdb *redis.Client) {
 	rdb.ZAdd(ctx, "{w}zs", redis.Z{Score: 1, Member: "a"})
 	rdb.ZAdd(ctx, "{w}zo", redis.Z{Score: 2, Member: "b"})
 	other := szSecondClient(t, rdb)
-	watch := func(key string, fn func()) error {
-		return rdb.Watch(ctx, func(tx *redis.Tx) error {
-			fn()
-			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Ping(ctx)
-				return nil
-			})
-			return err
-		}, key)
-	}
-	require.NoError(t, watch("{w}zs", func() { other.ZAdd(ctx, "{w}zs", redis.Z{Score: 1, Member: "a"}) }),
+	require.NoError(t, watchTx(rdb, "{w}zs", func() { other.ZAdd(ctx, "{w}zs", redis.Z{Score: 1, Member: "a"}) }),
 		"same score again")
-	require.NoError(t, watch("{w}zs", func() { other.ZRem(ctx, "{w}zs", "nope") }))
-	require.NoError(t, watch("{w}zs", func() { other.ZUnionStore(ctx, "{w}zd", &redis.ZStore{Keys: []string{"{w}zs"}}) }),
+	require.NoError(t, watchTx(rdb, "{w}zs", func() { other.ZRem(ctx, "{w}zs", "nope") }))
+	require.NoError(t, watchTx(rdb, "{w}zs", func() { other.ZUnionStore(ctx, "{w}zd", &redis.ZStore{Keys: []string{"{w}zs"}}) }),
 		"a source of ZUNIONSTORE")
-	require.NoError(t, watch("{w}zs", func() { other.ZMPop(ctx, "min", 2, "{w}zo", "{w}zs") }),
+	require.NoError(t, watchTx(rdb, "{w}zs", func() { other.ZMPop(ctx, "min", 2, "{w}zo", "{w}zs") }),
 		"a ZMPOP key that was not popped")
-	require.ErrorIs(t, watch("{w}zd", func() { other.ZRangeStore(ctx, "{w}zd", redis.ZRangeArgs{Key: "{w}zs", Start: 0, Stop: -1}) }),
+	require.ErrorIs(t, watchTx(rdb, "{w}zd", func() { other.ZRangeStore(ctx, "{w}zd", redis.ZRangeArgs{Key: "{w}zs", Start: 0, Stop: -1}) }),
 		redis.TxFailedErr)
-	require.ErrorIs(t, watch("{w}zs", func() { other.ZIncrBy(ctx, "{w}zs", 1, "a") }), redis.TxFailedErr)
+	require.ErrorIs(t, watchTx(rdb, "{w}zs", func() { other.ZIncrBy(ctx, "{w}zs", 1, "a") }), redis.TxFailedErr)
 }
 
 func szTestZSetReplyTypes(t *testing.T, n *nodetest.Node) {
