@@ -129,9 +129,12 @@ func luaToInt(f float64) int64 {
 	return int64(f)
 }
 
-// formatDouble is Redis's "%.17g" for doubles, with glibc's spellings of
-// infinities and NaN (0/0 has its sign bit set on x86, printed "-nan").
-func formatDouble(f float64) string {
+// formatDouble is Redis's "%.17g" for doubles.
+func formatDouble(f float64) string { return formatG(f, 17) }
+
+// formatG is C's printf("%.<prec>g") with glibc's spellings of infinities
+// and NaN (0/0 has its sign bit set on x86, printed "-nan").
+func formatG(f float64, prec int) string {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf"
@@ -143,7 +146,7 @@ func formatDouble(f float64) string {
 		}
 		return "nan"
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return strconv.FormatFloat(f, 'g', prec, 64)
 }
 
 func writeDouble(w *resp.Writer, f float64) {

@@ -105,6 +105,20 @@ func (f *structFmt) control(opt byte) {
 	}
 }
 
+// byteOrder is encoding/binary's reading and appending order.
+type byteOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
+// order is the byte order the format has set for floats.
+func (f *structFmt) order() byteOrder {
+	if f.little {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
 func isIntOpt(opt byte) bool { return strings.IndexByte("bBhHlLTiI", opt) >= 0 }
 
 // structUint converts a number the way the C library does: negative
@@ -153,21 +167,11 @@ func structPack(L *lua.LState) int {
 		case opt == 'x':
 			b = append(b, 0)
 		case opt == 'f':
-			v := math.Float32bits(float32(checkNumber(L, arg)))
+			b = f.order().AppendUint32(b, math.Float32bits(float32(checkNumber(L, arg))))
 			arg++
-			if f.little {
-				b = binary.LittleEndian.AppendUint32(b, v)
-			} else {
-				b = binary.BigEndian.AppendUint32(b, v)
-			}
 		case opt == 'd':
-			v := math.Float64bits(checkNumber(L, arg))
+			b = f.order().AppendUint64(b, math.Float64bits(checkNumber(L, arg)))
 			arg++
-			if f.little {
-				b = binary.LittleEndian.AppendUint64(b, v)
-			} else {
-				b = binary.BigEndian.AppendUint64(b, v)
-			}
 		case opt == 'c' || opt == 's':
 			s := checkString(L, arg)
 			arg++
@@ -226,23 +230,11 @@ func structUnpack(L *lua.LState) int {
 			}
 			n++
 		case opt == 'f':
-			raw := []byte(data[pos : pos+4])
-			var v uint32
-			if f.little {
-				v = binary.LittleEndian.Uint32(raw)
-			} else {
-				v = binary.BigEndian.Uint32(raw)
-			}
+			v := f.order().Uint32([]byte(data[pos : pos+4]))
 			L.Push(lua.LNumber(math.Float32frombits(v)))
 			n++
 		case opt == 'd':
-			raw := []byte(data[pos : pos+8])
-			var v uint64
-			if f.little {
-				v = binary.LittleEndian.Uint64(raw)
-			} else {
-				v = binary.BigEndian.Uint64(raw)
-			}
+			v := f.order().Uint64([]byte(data[pos : pos+8]))
 			L.Push(lua.LNumber(math.Float64frombits(v)))
 			n++
 		case opt == 'c':

@@ -6,7 +6,6 @@ import (
 	"math"
 	"regexp"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -364,20 +363,7 @@ func typeName(L *lua.LState, n int) string {
 }
 
 // luaNumber formats a number as Lua 5.1's tostring does ("%.14g").
-func luaNumber(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return "-nan"
-		}
-		return "nan"
-	}
-	return strconv.FormatFloat(f, 'g', 14, 64)
-}
+func luaNumber(f float64) string { return formatG(f, 14) }
 
 // luaString is Lua's tostring without metamethods.
 func luaString(v lua.LValue) string {
