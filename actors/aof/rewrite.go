@@ -213,68 +213,31 @@ func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, erro
 		return 0, err
 	}
 	opt := rdb.Options{Compress: m.cfg.Bool("rdbcompression"), ListFill: int(m.cfg.Int("list-max-listpack-size"))}
-	n := m.g.N()
-	reply := make(chan shard.SaveChunk, 1)
-	for from := 0; from < slots.NumSlots; {
-		if m.cancel.Load() {
-			return 0, errors.New("rewrite cancelled")
-		}
-		start := from
-		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch shard.SaveChunk) {
-			if l != nil && ch.Err == nil {
-				l.markSnapped(start, ch.Next, n)
-			}
-			reply <- ch
-		})
-		var ch shard.SaveChunk
-		select {
-		case ch = <-reply:
-		case <-m.stop:
-			return 0, errors.New("the node is stopping")
-		}
-		if ch.Err != nil {
-			return 0, fmt.Errorf("serializing shard %d: %v", i, ch.Err)
-		}
-		crc = rdb.CRC64(crc, ch.B)
-		size += int64(len(ch.B))
-		if _, err := w.Write(ch.B); err != nil {
-			return 0, err
-		}
-		from = ch.Next
+	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
+		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch shard.SaveChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+	}, func(b []byte) error {
+		crc = rdb.CRC64(crc, b)
+		size += int64(len(b))
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
 	tail, _ := persist.AppendFooter(nil, crc)
 	size += int64(len(tail))
-	_, err := w.Write(tail)
+	_, err = w.Write(tail)
 	return size, err
 }
 
 // writeRESPBase writes shard i's slots as commands (RPUSH/HSET/SADD/ZADD
 // in chunks, SET, PEXPIREAT), as Redis does with aof-use-rdb-preamble no.
 func (m *Manager) writeRESPBase(w *bufio.Writer, i int, l *shardLog) (int64, error) {
-	n := m.g.N()
-	reply := make(chan shard.RecordChunk, 1)
 	var size int64
-	for from := 0; from < slots.NumSlots; {
-		if m.cancel.Load() {
-			return 0, errors.New("rewrite cancelled")
-		}
-		start := from
-		m.g.RecordSlots(i, from, chunkBudget, func(ch shard.RecordChunk) {
-			if l != nil && ch.Err == nil {
-				l.markSnapped(start, ch.Next, n)
-			}
-			reply <- ch
-		})
-		var ch shard.RecordChunk
-		select {
-		case ch = <-reply:
-		case <-m.stop:
-			return 0, errors.New("the node is stopping")
-		}
-		if ch.Err != nil {
-			return 0, fmt.Errorf("serializing shard %d: %v", i, ch.Err)
-		}
-		for recs := ch.B; len(recs) > 0; {
+	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
+		m.g.RecordSlots(i, from, chunkBudget, func(ch shard.RecordChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+	}, func(recs []byte) error {
+		for len(recs) > 0 {
 			_, _, payload, rest, ok := shard.NextRecord(recs)
 			if !ok {
 				break
@@ -282,12 +245,59 @@ func (m *Manager) writeRESPBase(w *bufio.Writer, i int, l *shardLog) (int64, err
 			recs = rest
 			size += int64(len(payload))
 			if _, err := w.Write(payload); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		from = ch.Next
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return size, nil
+}
+
+// baseChunk is one shard turn's part of a base, in either form: the bytes,
+// the next slot to ask for, and the panic that stopped serialization.
+type baseChunk struct {
+	b    []byte
+	next int
+	err  any
+}
+
+// walkShard asks shard i for its slots a chunk at a time (fetch asks from
+// slot from on; the shard calls reply in its turn), marks each chunk's
+// slots snapped in l (when not nil) in that same turn, and hands the bytes
+// to write. It stops on cancellation, node stop or a serialization error.
+func (m *Manager) walkShard(i int, l *shardLog, fetch func(from int, reply func(baseChunk)),
+	write func([]byte) error) error {
+	n := m.g.N()
+	replies := make(chan baseChunk, 1)
+	for from := 0; from < slots.NumSlots; {
+		if m.cancel.Load() {
+			return errors.New("rewrite cancelled")
+		}
+		start := from
+		fetch(from, func(ch baseChunk) {
+			if l != nil && ch.err == nil {
+				l.markSnapped(start, ch.next, n)
+			}
+			replies <- ch
+		})
+		var ch baseChunk
+		select {
+		case ch = <-replies:
+		case <-m.stop:
+			return errors.New("the node is stopping")
+		}
+		if ch.err != nil {
+			return fmt.Errorf("serializing shard %d: %v", i, ch.err)
+		}
+		if err := write(ch.b); err != nil {
+			return err
+		}
+		from = ch.next
+	}
+	return nil
 }
 
 // writeManifest replaces the manifest atomically: temp file, fsync,
