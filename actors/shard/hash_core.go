@@ -379,26 +379,9 @@ func cmdHRandField(c *Call) {
 		c.W.BulkString(f)
 		return
 	}
-	n, ok := parseInt(c.Args[2])
+	n, withValues, ok := c.parseRandWith("withvalues")
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
-	}
-	if n == math.MinInt64 {
-		c.W.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-		return
-	}
-	withValues := false
-	if len(c.Args) > 4 || (len(c.Args) == 4 && !eqFold(cstr(c.Args[3]), "withvalues")) {
-		c.W.Error(ErrSyntax)
-		return
-	}
-	if len(c.Args) == 4 {
-		withValues = true
-		if n < -math.MaxInt64/2 || n > math.MaxInt64/2 {
-			c.W.Error("ERR value is out of range")
-			return
-		}
 	}
 	e, ok := c.readableHash(c.Args[1])
 	if !ok {

@@ -3,6 +3,7 @@ package shard
 // Set commands, part 3: SPOP, SRANDMEMBER and SSCAN.
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/slotd/slotd/actors/keyspace"
@@ -166,6 +167,28 @@ func parseRandCount(c *Call, arg []byte) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// parseRandWith parses the "count [WITHSCORES|WITHVALUES]" of ZRANDMEMBER
+// and HRANDFIELD (word is the flag, lower-case): the count as
+// parseRandCount reads it and whether the flag was given; with it the
+// count must lie within ±LONG_MAX/2, as Redis checks before doubling it.
+func (c *Call) parseRandWith(word string) (n int64, with, ok bool) {
+	if n, ok = parseRandCount(c, c.Args[2]); !ok {
+		return 0, false, false
+	}
+	if len(c.Args) > 4 || (len(c.Args) == 4 && !eqFold(cstr(c.Args[3]), word)) {
+		c.W.Error(ErrSyntax)
+		return 0, false, false
+	}
+	if len(c.Args) == 4 {
+		if n < -math.MaxInt64/2 || n > math.MaxInt64/2 {
+			c.W.Error(errOutOfRange)
+			return 0, false, false
+		}
+		with = true
+	}
+	return n, with, true
 }
 
 // cmdSRandMember implements SRANDMEMBER key [count]. A negative count

@@ -207,21 +207,9 @@ func cmdZRandMember(c *Call) {
 		c.W.BulkString(z.Random(c.S.rng).Member())
 		return
 	}
-	n, ok := parseRandCount(c, c.Args[2])
+	n, ws, ok := c.parseRandWith("withscores")
 	if !ok {
 		return
-	}
-	ws := false
-	if len(c.Args) > 4 || (len(c.Args) == 4 && !eqFold(cstr(c.Args[3]), "withscores")) {
-		c.W.Error(ErrSyntax)
-		return
-	}
-	if len(c.Args) == 4 {
-		ws = true
-		if n < -(1<<62) || n > 1<<62-1 { // beyond ±LONG_MAX/2
-			c.W.Error(errOutOfRange)
-			return
-		}
 	}
 	z, ok := c.zsetRead(key)
 	if !ok {
