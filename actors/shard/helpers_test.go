@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/slots"
 )
 
 // respConn is the raw RESP connection of the command tests: every reply
@@ -304,4 +306,38 @@ func scriptWords(line string) []string {
 		line = line[end:]
 	}
 	return out
+}
+
+// perProto runs fns in order on a go-redis client of n, once per
+// protocol (subtests RESP2 and RESP3), each time from an empty keyspace.
+func perProto(t *testing.T, n *nodetest.Node, fns ...func(*testing.T, *redis.Client)) {
+	t.Helper()
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			rdb := n.Client(t, proto)
+			require.NoError(t, rdb.FlushAll(context.Background()).Err())
+			for _, fn := range fns {
+				fn(t, rdb)
+			}
+		})
+	}
+}
+
+// inShard runs fn inside the shard actor owning key's slot and waits for
+// it: tests use it to look at or plant values without going through other
+// commands.
+func inShard(t *testing.T, n *nodetest.Node, key string, fn func(s *shard.Shard, slot int)) {
+	t.Helper()
+	g := n.Server.Shards()
+	slot := slots.HashSlotString(key)
+	done := make(chan struct{})
+	g.Do(g.Of(slot), func(s *shard.Shard) {
+		defer close(done)
+		fn(s, slot)
+	})
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shard actor did not run the probe")
+	}
 }

@@ -27,18 +27,9 @@ var keysCtx = context.Background()
 // waits for it.
 func keysInShard(t *testing.T, n *nodetest.Node, key string, fn func(c *shard.Call)) {
 	t.Helper()
-	g := n.Server.Shards()
-	slot := slots.HashSlotString(key)
-	done := make(chan struct{})
-	g.Do(g.Of(slot), func(s *shard.Shard) {
-		defer close(done)
+	inShard(t, n, key, func(s *shard.Shard, slot int) {
 		fn(&shard.Call{Slot: slot, Now: time.Now().UnixMilli(), S: s})
 	})
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("shard actor did not run the probe")
-	}
 }
 
 // keysList is a stand-in value of another type, for TYPE / SCAN TYPE /
@@ -72,13 +63,7 @@ func keysCountsRight(t *testing.T, n *nodetest.Node, rdb *redis.Client) {
 }
 
 func keysForProtos(t *testing.T, n *nodetest.Node, fn func(t *testing.T, n *nodetest.Node, rdb *redis.Client)) {
-	for _, p := range []int{2, 3} {
-		t.Run("RESP"+strconv.Itoa(p), func(t *testing.T) {
-			rdb := n.Client(t, p)
-			require.NoError(t, rdb.FlushAll(keysCtx).Err())
-			fn(t, n, rdb)
-		})
-	}
+	perProto(t, n, func(t *testing.T, rdb *redis.Client) { fn(t, n, rdb) })
 }
 
 // TestKeys runs the per-command tests against one node (a node takes a

@@ -2,7 +2,6 @@ package shard_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -259,21 +257,6 @@ func szRandomRun(t *testing.T, raddr, addr string, ops int, gen func(rc *respCon
 		}
 		t.Logf("RESP%d: %d of %d commands answered with an error", proto, errs, len(history))
 		require.Less(t, errs, len(history)/4, "the random commands should mostly be valid")
-	}
-}
-
-// szPerProto runs fns in order on a go-redis client of n, once per
-// protocol (subtests RESP2 and RESP3), each time from an empty keyspace.
-func szPerProto(t *testing.T, n *nodetest.Node, fns ...func(*testing.T, *redis.Client)) {
-	t.Helper()
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			rdb := n.Client(t, proto)
-			require.NoError(t, rdb.FlushAll(context.Background()).Err())
-			for _, fn := range fns {
-				fn(t, rdb)
-			}
-		})
 	}
 }
 

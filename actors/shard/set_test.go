@@ -16,7 +16,7 @@ import (
 
 func TestSets(t *testing.T) {
 	n := shardsNode(t)
-	szPerProto(t, n, szTestSetGoRedis, szTestSetRandom, szTestSetWatch)
+	perProto(t, n, szTestSetGoRedis, szTestSetRandom, szTestSetWatch)
 	t.Run("reply types", func(t *testing.T) { szTestSetReplyTypes(t, n) })
 	t.Run("wrong type and cross slot", func(t *testing.T) { szTestSetErrors(t, n) })
 	t.Run("sscan across resizes", func(t *testing.T) { szTestSScanResizes(t, n) })

@@ -9,7 +9,6 @@ import (
 	"github.com/slotd/slotd/actors/keyspace"
 	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/actors/shard"
-	"github.com/slotd/slotd/slots"
 )
 
 // strInShard runs fn inside the shard actor owning key's slot and waits for
@@ -17,18 +16,7 @@ import (
 // without depending on other commands.
 func strInShard(t *testing.T, n *nodetest.Node, key string, fn func(ks *keyspace.Keyspace)) {
 	t.Helper()
-	g := n.Server.Shards()
-	slot := slots.HashSlot([]byte(key))
-	done := make(chan struct{})
-	g.Do(g.Of(slot), func(s *shard.Shard) {
-		defer close(done)
-		fn(s.Keyspace(slot, true))
-	})
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("shard actor did not run the probe")
-	}
+	inShard(t, n, key, func(s *shard.Shard, slot int) { fn(s.Keyspace(slot, true)) })
 }
 
 // strPTTL is the key's remaining TTL in ms: -2 when missing, -1 without TTL.

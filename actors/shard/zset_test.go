@@ -17,7 +17,7 @@ import (
 
 func TestSortedSets(t *testing.T) {
 	n := shardsNode(t)
-	szPerProto(t, n, szTestZSetGoRedis, szTestZSetRandom, szTestZSetModel, szTestZSetWatch)
+	perProto(t, n, szTestZSetGoRedis, szTestZSetRandom, szTestZSetModel, szTestZSetWatch)
 	t.Run("reply types", func(t *testing.T) { szTestZSetReplyTypes(t, n) })
 	t.Run("wrong type and cross slot", func(t *testing.T) { szTestZSetErrors(t, n) })
 	t.Run("zscan across resizes", func(t *testing.T) { szTestZScanResizes(t, n) })
