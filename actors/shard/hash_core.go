@@ -9,7 +9,6 @@ package shard
 // becomes empty is deleted.
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/slotd/slotd/actors/keyspace"
@@ -292,7 +291,7 @@ func cmdHIncrBy(c *Call) {
 			return
 		}
 	}
-	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) || (incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
+	if addOverflows(cur, incr) {
 		c.W.Error(ErrOverflow)
 		return
 	}
@@ -326,13 +325,8 @@ func cmdHIncrByFloat(c *Call) {
 			return
 		}
 	}
-	if curSt == ldInfinite {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-		return
-	}
-	sum, ok := addLD(cur, incr)
+	sum, ok := c.sumLD(cur, curSt, incr, st)
 	if !ok {
-		c.W.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
 	out := appendLDHuman(nil, sum)

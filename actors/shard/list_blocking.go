@@ -100,11 +100,7 @@ func blockingPop(c *Call, end listEnd) {
 }
 
 func cmdBLMove(c *Call) {
-	from, ok := c.parseListEnd(c.Args[3])
-	if !ok {
-		return
-	}
-	to, ok := c.parseListEnd(c.Args[4])
+	from, to, ok := c.parseMoveEnds()
 	if !ok {
 		return
 	}

@@ -56,13 +56,18 @@ func listNumKeysAt(idx int) func(args [][]byte) ([]int, error) {
 	}
 }
 
+// parseMoveEnds reads the wherefrom and whereto (LEFT|RIGHT) of LMOVE and
+// BLMOVE, arguments 3 and 4, replying a syntax error to a bad one.
+func (c *Call) parseMoveEnds() (from, to listEnd, ok bool) {
+	if from, ok = c.parseListEnd(c.Args[3]); ok {
+		to, ok = c.parseListEnd(c.Args[4])
+	}
+	return from, to, ok
+}
+
 // cmdLMove implements LMOVE source destination LEFT|RIGHT LEFT|RIGHT.
 func cmdLMove(c *Call) {
-	from, ok := c.parseListEnd(c.Args[3])
-	if !ok {
-		return
-	}
-	to, ok := c.parseListEnd(c.Args[4])
+	from, to, ok := c.parseMoveEnds()
 	if !ok {
 		return
 	}
@@ -189,21 +194,29 @@ type mpopArgs struct {
 // argument idx with Redis's checks and error texts, replying on error.
 func (c *Call) parseMPop(idx int) (mpopArgs, bool) {
 	var a mpopArgs
-	n, msg := mpopNumkeys(c.Args, idx)
-	if msg != "" {
-		c.W.Error(msg)
+	var where int
+	var ok bool
+	if a.keys, where, ok = c.mpopKeys(idx); !ok {
 		return a, false
 	}
-	where := idx + 1 + n
-	var ok bool
 	if a.end, ok = c.parseListEnd(c.Args[where]); !ok {
 		return a, false
 	}
-	if a.count, ok = c.mpopCount(where + 1); !ok {
-		return a, false
+	a.count, ok = c.mpopCount(where + 1)
+	return a, ok
+}
+
+// mpopKeys reads the "numkeys key [key ...]" of [B]LMPOP / [B]ZMPOP from
+// argument idx: the keys and the index of the direction after them, or
+// false after replying the error.
+func (c *Call) mpopKeys(idx int) (keys [][]byte, where int, ok bool) {
+	n, msg := mpopNumkeys(c.Args, idx)
+	if msg != "" {
+		c.W.Error(msg)
+		return nil, 0, false
 	}
-	a.keys = c.Args[idx+1 : where]
-	return a, true
+	where = idx + 1 + n
+	return c.Args[idx+1 : where], where, true
 }
 
 // mpopNumkeys validates the numkeys of [B]LMPOP / [B]ZMPOP (at index at):

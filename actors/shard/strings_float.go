@@ -264,6 +264,21 @@ func addLD(a, b *big.Float) (*big.Float, bool) {
 	return s, true
 }
 
+// sumLD is INCRBYFLOAT's and HINCRBYFLOAT's cur+incr (with their parse
+// statuses), or false after replying that the increment would produce NaN
+// or Infinity: an infinite operand or a sum beyond the long double range.
+func (c *Call) sumLD(cur *big.Float, curSt ldStatus, incr *big.Float, incrSt ldStatus) (*big.Float, bool) {
+	if curSt == ldInfinite || incrSt == ldInfinite {
+		c.W.Error("ERR increment would produce NaN or Infinity")
+		return nil, false
+	}
+	sum, ok := addLD(cur, incr)
+	if !ok {
+		c.W.Error("ERR increment would produce NaN or Infinity")
+	}
+	return sum, ok
+}
+
 // appendLDHuman formats f as Redis's ld2string in human mode: "%.17Lf" with
 // trailing zeros (and a bare '.') removed, and "-0" printed as "0".
 func appendLDHuman(dst []byte, f *big.Float) []byte {

@@ -66,7 +66,7 @@ func (c *Call) incrBy(by int64) {
 			return
 		}
 	}
-	if (by < 0 && v < 0 && by < -1<<63-v) || (by > 0 && v > 0 && by > maxInt64-v) {
+	if addOverflows(v, by) {
 		c.W.Error(ErrOverflow)
 		return
 	}
@@ -74,6 +74,12 @@ func (c *Call) incrBy(by int64) {
 	e = c.numberEntry(key, e)
 	e.Str = strconv.AppendInt(e.Str[:0], v, 10)
 	c.W.Int(v)
+}
+
+// addOverflows reports whether v+by leaves the int64 range (INCRBY's and
+// HINCRBY's "increment or decrement would overflow").
+func addOverflows(v, by int64) bool {
+	return (by < 0 && v < 0 && by < -1<<63-v) || (by > 0 && v > 0 && by > maxInt64-v)
 }
 
 // numberEntry returns key's entry (created if e is nil) ready to receive a
@@ -91,9 +97,8 @@ func (c *Call) numberEntry(key []byte, e *keyspace.Entry) *keyspace.Entry {
 
 func cmdIncrByFloat(c *Call) {
 	key := c.Args[1]
-	e := c.LookupWrite(key)
-	if e != nil && e.Kind != keyspace.KindString {
-		c.W.Error(ErrWrongType)
+	e, ok := c.ofKind(c.LookupWrite(key), keyspace.KindString)
+	if !ok {
 		return
 	}
 	cur, curSt := ldFromInt64(0), ldOK
@@ -109,13 +114,8 @@ func cmdIncrByFloat(c *Call) {
 		c.W.Error(ErrNotFloat)
 		return
 	}
-	if curSt == ldInfinite || incrSt == ldInfinite {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-		return
-	}
-	sum, ok := addLD(cur, incr)
+	sum, ok := c.sumLD(cur, curSt, incr, incrSt)
 	if !ok {
-		c.W.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
 	e = c.numberEntry(key, e)

@@ -230,15 +230,7 @@ func cmdZScore(c *Call) {
 	if !ok {
 		return
 	}
-	if z == nil {
-		c.W.Null()
-		return
-	}
-	if s, found := z.Score(c.Args[2]); found {
-		c.writeScore(s)
-	} else {
-		c.W.Null()
-	}
+	c.writeMemberScore(z, c.Args[2])
 }
 
 // cmdZMScore treats a missing key as an empty set.
@@ -249,16 +241,20 @@ func cmdZMScore(c *Call) {
 	}
 	c.W.Array(len(c.Args) - 2)
 	for _, m := range c.Args[2:] {
-		if z == nil {
-			c.W.Null()
-			continue
-		}
+		c.writeMemberScore(z, m)
+	}
+}
+
+// writeMemberScore writes member m's score in z, or null when it has no
+// such member (or z is nil: a missing key).
+func (c *Call) writeMemberScore(z *zset.ZSet, m []byte) {
+	if z != nil {
 		if s, found := z.Score(m); found {
 			c.writeScore(s)
-		} else {
-			c.W.Null()
+			return
 		}
 	}
+	c.W.Null()
 }
 
 func cmdZCard(c *Call) {

@@ -160,13 +160,11 @@ type ZMPopArgs struct {
 // being argument at; on error it writes the reply and returns false.
 func (c *Call) ParseZMPop(at int) (ZMPopArgs, bool) {
 	var a ZMPopArgs
-	n, msg := mpopNumkeys(c.Args, at)
-	if msg != "" {
-		c.W.Error(msg)
+	var where int
+	var ok bool
+	if a.Keys, where, ok = c.mpopKeys(at); !ok {
 		return a, false
 	}
-	a.Keys = c.Args[at+1 : at+1+n]
-	where := at + 1 + n
 	switch w := cstr(c.Args[where]); {
 	case eqFold(w, "min"):
 	case eqFold(w, "max"):
@@ -175,7 +173,6 @@ func (c *Call) ParseZMPop(at int) (ZMPopArgs, bool) {
 		c.W.Error(ErrSyntax)
 		return a, false
 	}
-	var ok bool
 	a.Count, ok = c.mpopCount(where + 1)
 	return a, ok
 }
