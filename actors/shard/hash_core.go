@@ -406,9 +406,9 @@ func cmdHRandField(c *Call) {
 	switch {
 	case n < 0 || n == 1:
 		// Repeats allowed: draw every pick independently.
-		k := n
-		if k < 0 {
-			k = -k
+		k, ok := c.randRepeats(n)
+		if !ok {
+			return
 		}
 		header(k)
 		for ; k > 0; k-- {

@@ -22,10 +22,11 @@ func init() {
 	)
 }
 
-// maxRandomReply caps the elements SRANDMEMBER / ZRANDMEMBER produce for a
-// negative count. Redis builds such replies until the client's output
-// buffer limit closes the connection; here the reply is built in one
-// buffer first, so an absurd count is refused instead of exhausting memory.
+// maxRandomReply caps the elements SRANDMEMBER / ZRANDMEMBER / HRANDFIELD
+// produce for a negative count. Redis builds such replies until the
+// client's output buffer limit closes the connection; here the reply is
+// built in one buffer first, so an absurd count is refused instead of
+// exhausting memory.
 const maxRandomReply = 1 << 24
 
 // Error texts of the count arguments.
@@ -169,6 +170,20 @@ func parseRandCount(c *Call, arg []byte) (int64, bool) {
 	return n, true
 }
 
+// randRepeats is the number of independent draws (repeats allowed) that a
+// negative count, or 1, asks SRANDMEMBER / ZRANDMEMBER / HRANDFIELD for, or
+// false after refusing more than maxRandomReply.
+func (c *Call) randRepeats(n int64) (int64, bool) {
+	if n < 0 {
+		n = -n
+	}
+	if n > maxRandomReply {
+		c.W.Error(errOutOfRange)
+		return 0, false
+	}
+	return n, true
+}
+
 // parseRandWith parses the "count [WITHSCORES|WITHVALUES]" of ZRANDMEMBER
 // and HRANDFIELD (word is the flag, lower-case): the count as
 // parseRandCount reads it and whether the flag was given; with it the
@@ -224,11 +239,7 @@ func cmdSRandMember(c *Call) {
 		return
 	}
 	if n < 0 || n == 1 {
-		if n < 0 {
-			n = -n
-		}
-		if n > maxRandomReply {
-			c.W.Error(errOutOfRange)
+		if n, ok = c.randRepeats(n); !ok {
 			return
 		}
 		c.W.Array(int(n))

@@ -218,11 +218,7 @@ func cmdZRandMember(c *Call) {
 	}
 	pairs := c.W.Proto >= 3
 	if n < 0 || n == 1 {
-		if n < 0 {
-			n = -n
-		}
-		if n > maxRandomReply {
-			c.W.Error(errOutOfRange)
+		if n, ok = c.randRepeats(n); !ok {
 			return
 		}
 		c.writeScoredHeader(int(n), ws)
