@@ -102,18 +102,8 @@ func cmdPFAdd(c *Call) {
 func cmdPFCount(c *Call) {
 	if len(c.Args) > 2 {
 		var regs [hll.Registers]uint8
-		for _, k := range c.Args[1:] {
-			e := c.Lookup(k)
-			if e == nil {
-				continue
-			}
-			if !c.isHLL(e) {
-				return
-			}
-			if hll.Merge(&regs, e.Str) != nil {
-				c.W.Error(errInvalidHLL)
-				return
-			}
+		if _, ok := c.mergeHLLs(&regs, c.Args[1:]); !ok {
+			return
 		}
 		c.W.Int(int64(hll.CountRegisters(&regs)))
 		return
@@ -140,28 +130,38 @@ func cmdPFCount(c *Call) {
 	c.W.Int(int64(card))
 }
 
+// mergeHLLs folds the HyperLogLogs of keys (missing ones are empty) into
+// regs, register-wise maximum, and reports whether any was dense; false
+// after replying WRONGTYPE or the invalid-HLL error.
+func (c *Call) mergeHLLs(regs *[hll.Registers]uint8, keys [][]byte) (dense, ok bool) {
+	for _, k := range keys {
+		e := c.Lookup(k)
+		if e == nil {
+			continue
+		}
+		if !c.isHLL(e) {
+			return false, false
+		}
+		if hll.Encoding(e.Str) == hll.Dense {
+			dense = true
+		}
+		if hll.Merge(regs, e.Str) != nil {
+			c.W.Error(errInvalidHLL)
+			return false, false
+		}
+	}
+	return dense, true
+}
+
 // cmdPFMerge implements PFMERGE destkey [sourcekey ...]: destkey (itself
 // part of the union) receives the register-wise maximum. It becomes dense
 // if any input is dense; otherwise registers are set one by one so the
 // sparse bytes come out as Redis builds them.
 func cmdPFMerge(c *Call) {
 	var regs [hll.Registers]uint8
-	dense := false
-	for _, k := range c.Args[1:] {
-		e := c.Lookup(k)
-		if e == nil {
-			continue
-		}
-		if !c.isHLL(e) {
-			return
-		}
-		if hll.Encoding(e.Str) == hll.Dense {
-			dense = true
-		}
-		if hll.Merge(&regs, e.Str) != nil {
-			c.W.Error(errInvalidHLL)
-			return
-		}
+	dense, ok := c.mergeHLLs(&regs, c.Args[1:])
+	if !ok {
+		return
 	}
 	c.Unchanged() // sources are keys too: signal only destkey
 	dest := c.Args[1]

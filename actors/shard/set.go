@@ -201,11 +201,7 @@ func cmdSIsMember(c *Call) {
 	if !ok {
 		return
 	}
-	if s != nil && s.Has(c.Args[2]) {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
-	}
+	c.writeIsMember(s, c.Args[2])
 }
 
 // cmdSMIsMember treats a missing key as an empty set.
@@ -216,11 +212,16 @@ func cmdSMIsMember(c *Call) {
 	}
 	c.W.Array(len(c.Args) - 2)
 	for _, m := range c.Args[2:] {
-		if s != nil && s.Has(m) {
-			c.W.Int(1)
-		} else {
-			c.W.Int(0)
-		}
+		c.writeIsMember(s, m)
+	}
+}
+
+// writeIsMember writes 1 when set s (nil: a missing key) has member m, else 0.
+func (c *Call) writeIsMember(s *set.Set, m []byte) {
+	if s != nil && s.Has(m) {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
 	}
 }
 
