@@ -180,9 +180,8 @@ func cmdRestore(c *Call) {
 		case eqFold(a, "absttl"):
 			absTTL = true
 		case eqFold(a, "idletime") && more >= 1 && freq == -1:
-			v, ok := parseInt(args[j+1])
+			v, ok := c.intArg(args[j+1])
 			if !ok {
-				c.W.Error(ErrNotInt)
 				return
 			}
 			if v < 0 {
@@ -192,9 +191,8 @@ func cmdRestore(c *Call) {
 			idle = v
 			j++
 		case eqFold(a, "freq") && more >= 1 && idle == -1:
-			v, ok := parseInt(args[j+1])
+			v, ok := c.intArg(args[j+1])
 			if !ok {
-				c.W.Error(ErrNotInt)
 				return
 			}
 			if v < 0 || v > 255 {
@@ -215,9 +213,8 @@ func cmdRestore(c *Call) {
 		c.W.Error(errBusyKey)
 		return
 	}
-	ttl, ok := parseInt(args[2])
+	ttl, ok := c.intArg(args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	if ttl < 0 {

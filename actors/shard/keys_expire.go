@@ -77,9 +77,8 @@ func keysExpire(c *Call, base int64, seconds bool, name string) {
 		c.W.Error("ERR GT and LT options at the same time are not compatible")
 		return
 	}
-	when, ok := parseInt(c.Args[2])
+	when, ok := c.intArg(c.Args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	badTime := "ERR invalid expire time in '" + name + "' command"

@@ -93,9 +93,8 @@ func init() {
 func cmdMemoryUsage(c *Call) {
 	for i := 3; i < len(c.Args); i++ {
 		if eqFold(c.Args[i], "samples") && i+1 < len(c.Args) {
-			n, ok := parseInt(c.Args[i+1])
+			n, ok := c.intArg(c.Args[i+1])
 			if !ok {
-				c.W.Error(ErrNotInt)
 				return
 			}
 			if n < 0 {

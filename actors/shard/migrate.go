@@ -128,9 +128,8 @@ func cmdMigrate(c *Call) {
 			return
 		}
 	}
-	timeout, ok := parseInt(args[5])
+	timeout, ok := c.intArg(args[5])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	if job.db, ok = parseInt(args[4]); !ok {

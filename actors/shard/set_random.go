@@ -155,12 +155,11 @@ func (c *Call) propagatePopped(srem [][]byte) {
 	c.Propagate(srem...)
 }
 
-// parseRandCount parses the count of SRANDMEMBER / ZRANDMEMBER (any long
-// but LONG_MIN).
+// parseRandCount parses the count of SRANDMEMBER / ZRANDMEMBER /
+// HRANDFIELD (any long but LONG_MIN).
 func parseRandCount(c *Call, arg []byte) (int64, bool) {
-	n, ok := parseInt(arg)
+	n, ok := c.intArg(arg)
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return 0, false
 	}
 	if n == -1<<63 {

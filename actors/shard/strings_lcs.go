@@ -46,9 +46,8 @@ func cmdLCS(c *Call) {
 		case eqFold(opt, "withmatchlen"):
 			withLen = true
 		case eqFold(opt, "minmatchlen") && j+1 < len(c.Args):
-			n, ok := parseInt(c.Args[j+1])
+			n, ok := c.intArg(c.Args[j+1])
 			if !ok {
-				c.W.Error(ErrNotInt)
 				return
 			}
 			minLen = max(n, 0)

@@ -30,18 +30,16 @@ func cmdIncr(c *Call) { c.incrBy(1) }
 func cmdDecr(c *Call) { c.incrBy(-1) }
 
 func cmdIncrBy(c *Call) {
-	n, ok := parseInt(c.Args[2])
+	n, ok := c.intArg(c.Args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	c.incrBy(n)
 }
 
 func cmdDecrBy(c *Call) {
-	n, ok := parseInt(c.Args[2])
+	n, ok := c.intArg(c.Args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	if n == -1<<63 {

@@ -128,9 +128,8 @@ func cmdGetRange(c *Call) {
 // up to offset.
 func cmdSetRange(c *Call) {
 	key, val := c.Args[1], c.Args[3]
-	off, ok := parseInt(c.Args[2])
+	off, ok := c.intArg(c.Args[2])
 	if !ok {
-		c.W.Error(ErrNotInt)
 		return
 	}
 	if off < 0 {
