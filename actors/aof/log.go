@@ -343,19 +343,9 @@ func (l *shardLog) abortRewrite() {
 	l.poke()
 }
 
-func atoiSlot(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 5 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n < slots.NumSlots
-}
+// atoiSlot reads a slot number of a FLUSHSLOTS record (slotd writes them
+// in canonical decimal).
+func atoiSlot(b []byte) (int, bool) { return slots.ParseSlot(b) }
 
 // appendCommand encodes args as a RESP array.
 func appendCommand(b []byte, args [][]byte) []byte {
