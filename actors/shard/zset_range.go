@@ -172,24 +172,10 @@ func zrangeByScore(z *zset.ZSet, r zset.ScoreRange, offset, limit int64, rev boo
 	if offset < 0 || (offset > 0 && offset >= int64(z.Len())) {
 		return nil
 	}
-	var x *zset.Node
 	if rev {
-		x = z.LastInRange(r)
-	} else {
-		x = z.FirstInRange(r)
+		return zwalk(z.LastInRange(r), offset, limit, rev, func(x *zset.Node) bool { return r.GteMin(x.Score()) })
 	}
-	var out []*zset.Node
-	for ; x != nil && offset > 0; offset-- {
-		x = zstep(x, rev)
-	}
-	for ; x != nil && limit != 0; limit-- {
-		if (rev && !r.GteMin(x.Score())) || (!rev && !r.LteMax(x.Score())) {
-			break
-		}
-		out = append(out, x)
-		x = zstep(x, rev)
-	}
-	return out
+	return zwalk(z.FirstInRange(r), offset, limit, rev, func(x *zset.Node) bool { return r.LteMax(x.Score()) })
 }
 
 // zrangeByLex is zrangeByScore for a lex range.
@@ -197,18 +183,22 @@ func zrangeByLex(z *zset.ZSet, r zset.LexRange, offset, limit int64, rev bool) [
 	if offset < 0 {
 		return nil
 	}
-	var x *zset.Node
 	if rev {
-		x = z.LastInLex(r)
-	} else {
-		x = z.FirstInLex(r)
+		return zwalk(z.LastInLex(r), offset, limit, rev, func(x *zset.Node) bool { return r.GteMin(x.Member()) })
 	}
+	return zwalk(z.FirstInLex(r), offset, limit, rev, func(x *zset.Node) bool { return r.LteMax(x.Member()) })
+}
+
+// zwalk steps from x (the first node in range, nil when none) in the
+// direction of rev: it skips offset nodes, then collects up to limit
+// (negative: no limit) while inRange holds.
+func zwalk(x *zset.Node, offset, limit int64, rev bool, inRange func(*zset.Node) bool) []*zset.Node {
 	var out []*zset.Node
 	for ; x != nil && offset > 0; offset-- {
 		x = zstep(x, rev)
 	}
 	for ; x != nil && limit != 0; limit-- {
-		if (rev && !r.GteMin(x.Member())) || (!rev && !r.LteMax(x.Member())) {
+		if !inRange(x) {
 			break
 		}
 		out = append(out, x)
