@@ -220,20 +220,7 @@ func cmdHDel(c *Call) {
 		return
 	}
 	h := hashOf(e)
-	var n int64
-	for _, f := range c.Args[2:] {
-		if h.Delete(f) {
-			n++
-			if h.Len() == 0 {
-				c.Delete(key)
-				break
-			}
-		}
-	}
-	if n == 0 {
-		c.Unchanged()
-	}
-	c.W.Int(n)
+	c.removeMembers(key, h.Delete, h.Len)
 }
 
 func cmdHExists(c *Call) {

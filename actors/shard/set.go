@@ -178,22 +178,12 @@ func cmdSRem(c *Call) {
 	if !ok {
 		return
 	}
-	removed := int64(0)
-	if e != nil {
-		for _, m := range c.Args[2:] {
-			if s.Remove(m) {
-				removed++
-				if s.Len() == 0 {
-					c.Delete(key)
-					break
-				}
-			}
-		}
-	}
-	if removed == 0 {
+	if e == nil {
 		c.Unchanged()
+		c.W.Int(0)
+		return
 	}
-	c.W.Int(removed)
+	c.removeMembers(key, s.Remove, s.Len)
 }
 
 func cmdSIsMember(c *Call) {

@@ -17,3 +17,23 @@ func (c *Call) ofKind(e *keyspace.Entry, kind keyspace.Kind) (*keyspace.Entry, b
 	}
 	return e, true
 }
+
+// removeMembers is SREM / ZREM / HDEL on an existing key: del removes each
+// of arguments 2.. (true when it was there), the key goes when size drops
+// to 0, and the reply is the number removed (none: no change).
+func (c *Call) removeMembers(key []byte, del func([]byte) bool, size func() int) {
+	var n int64
+	for _, m := range c.Args[2:] {
+		if del(m) {
+			n++
+			if size() == 0 {
+				c.Delete(key)
+				break
+			}
+		}
+	}
+	if n == 0 {
+		c.Unchanged()
+	}
+	c.W.Int(n)
+}

@@ -207,22 +207,12 @@ func cmdZRem(c *Call) {
 	if !ok {
 		return
 	}
-	removed := int64(0)
-	if e != nil {
-		for _, m := range c.Args[2:] {
-			if z.Delete(m) {
-				removed++
-			}
-			if z.Len() == 0 {
-				c.Delete(key)
-				break
-			}
-		}
-	}
-	if removed == 0 {
+	if e == nil {
 		c.Unchanged()
+		c.W.Int(0)
+		return
 	}
-	c.W.Int(removed)
+	c.removeMembers(key, z.Delete, z.Len)
 }
 
 func cmdZScore(c *Call) {
