@@ -320,6 +320,34 @@ func (w *recWriter) end() {
 // snapChunk is how many elements one snapshot record carries at most.
 const snapChunk = 512
 
+// chunkWriter splits a collection's elements into records "cmd key
+// element..." of at most snapChunk elements, each element per arguments.
+type chunkWriter struct {
+	w         *recWriter
+	slot      int
+	cmd, key  string
+	left, per int
+	k         int // elements the open record still takes
+}
+
+// open starts a record before an element when none is open.
+func (c *chunkWriter) open() {
+	if c.k == 0 {
+		c.k = min(c.left, snapChunk)
+		c.left -= c.k
+		c.w.begin(c.slot, 2+c.per*c.k)
+		c.w.str(c.cmd)
+		c.w.str(c.key)
+	}
+}
+
+// close ends the record after its last element.
+func (c *chunkWriter) close() {
+	if c.k--; c.k == 0 {
+		c.w.end()
+	}
+}
+
 // entry writes the records that recreate e: the value in chunks of
 // RPUSH/HSET/SADD/ZADD (SET for strings), then its TTL.
 func (w *recWriter) entry(slot int, e *keyspace.Entry) {
@@ -342,76 +370,40 @@ func (w *recWriter) entry(slot int, e *keyspace.Entry) {
 		return
 	case keyspace.KindList:
 		l := listOf(e)
-		left := l.Len()
-		k := 0
+		cw := chunkWriter{w: w, slot: slot, cmd: "RPUSH", key: key, left: l.Len(), per: 1}
 		l.Each(false, func(_ int, v string) bool {
-			if k == 0 {
-				k = min(left, snapChunk)
-				left -= k
-				w.begin(slot, 2+k)
-				w.str("RPUSH")
-				w.str(key)
-			}
+			cw.open()
 			w.str(v)
-			if k--; k == 0 {
-				w.end()
-			}
+			cw.close()
 			return true
 		})
 	case keyspace.KindHash:
 		h := hashOf(e)
-		left := h.Len()
-		k := 0
+		cw := chunkWriter{w: w, slot: slot, cmd: "HSET", key: key, left: h.Len(), per: 2}
 		h.Each(func(f, v string) bool {
-			if k == 0 {
-				k = min(left, snapChunk)
-				left -= k
-				w.begin(slot, 2+2*k)
-				w.str("HSET")
-				w.str(key)
-			}
+			cw.open()
 			w.str(f)
 			w.str(v)
-			if k--; k == 0 {
-				w.end()
-			}
+			cw.close()
 			return true
 		})
 	case keyspace.KindSet:
 		st := e.Obj.(*set.Set)
-		left := st.Len()
-		k := 0
+		cw := chunkWriter{w: w, slot: slot, cmd: "SADD", key: key, left: st.Len(), per: 1}
 		st.ForEach(func(m string) bool {
-			if k == 0 {
-				k = min(left, snapChunk)
-				left -= k
-				w.begin(slot, 2+k)
-				w.str("SADD")
-				w.str(key)
-			}
+			cw.open()
 			w.str(m)
-			if k--; k == 0 {
-				w.end()
-			}
+			cw.close()
 			return true
 		})
 	case keyspace.KindZSet:
 		z := e.Obj.(*zset.ZSet)
-		left := z.Len()
-		k := 0
+		cw := chunkWriter{w: w, slot: slot, cmd: "ZADD", key: key, left: z.Len(), per: 2}
 		for n := z.First(); n != nil; n = n.Next() {
-			if k == 0 {
-				k = min(left, snapChunk)
-				left -= k
-				w.begin(slot, 2+2*k)
-				w.str("ZADD")
-				w.str(key)
-			}
+			cw.open()
 			w.float(n.Score())
 			w.str(n.Member())
-			if k--; k == 0 {
-				w.end()
-			}
+			cw.close()
 		}
 	default:
 		return // no other type exists yet
