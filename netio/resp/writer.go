@@ -174,8 +174,8 @@ func (w *Writer) Verbatim(s string) {
 // Raw appends pre-encoded bytes.
 func (w *Writer) Raw(b []byte) { w.B = append(w.B, b...) }
 
-// AppendFloat formats f the way Redis replies with doubles: integers without
-// a fraction when exact, otherwise the shortest repr that round-trips, and
+// AppendFloat formats f the way Redis 7.0 replies with doubles: %.17g (so an
+// integral value has no fraction, and 0.1 reads 0.10000000000000001), with
 // inf/-inf/nan spelled as Redis does.
 func AppendFloat(dst []byte, f float64) []byte {
 	switch {
