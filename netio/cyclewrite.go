@@ -86,6 +86,9 @@ func (cl *client) writeNow(b []byte) {
 	}
 	_, _ = cl.conn.Writev([][]byte{cl.pend, b})
 	cl.pend = cl.pend[:0] // still listed in the cycle writer: Run skips it
+	if cap(cl.pend) > cycleDeferMax {
+		cl.pend = nil
+	}
 }
 
 // writePending writes the bytes collected this cycle; a client closed
@@ -98,4 +101,7 @@ func (cl *client) writePending() {
 		_, _ = cl.conn.Write(cl.pend)
 	}
 	cl.pend = cl.pend[:0]
+	if cap(cl.pend) > cycleDeferMax {
+		cl.pend = nil // append outgrew the limit: many idle clients keep at most 16 KB each
+	}
 }
