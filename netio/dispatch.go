@@ -124,7 +124,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	if !cl.authed && !spec.NoAuth() {
 		return spec, "NOAUTH Authentication required."
 	}
-	if s.diskErr.Load() != nil {
+	if s.diskErr.Load() != nil && !(spec.Exec == command.Shard && s.clusterMode()) {
 		if msg := s.diskCheck(cl, spec); msg != "" {
 			return spec, msg
 		}
@@ -229,8 +229,20 @@ func (s *Server) scriptBusy(cl *client, spec *command.Spec, i int) bool {
 }
 
 // route computes the slot a shard command runs in and applies the cluster
-// routing rules. It returns -1 for keyless commands with no Route.
+// routing rules. It returns -1 for keyless commands with no Route. In
+// cluster mode the MISCONF refusal comes after routing, as in Redis: a node
+// that cannot persist still redirects keys it does not own.
 func (s *Server) route(cl *client, spec *command.Spec, args [][]byte) (int, string) {
+	slot, msg := s.routeSlot(cl, spec, args)
+	if msg == "" && s.diskErr.Load() != nil && s.clusterMode() {
+		if m := s.diskCheck(cl, spec); m != "" {
+			return 0, m
+		}
+	}
+	return slot, msg
+}
+
+func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, string) {
 	slot := -1
 	if spec.Route != nil {
 		sl, msg := spec.Route(args)

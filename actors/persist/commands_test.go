@@ -238,3 +238,26 @@ func TestFailedBgsaveRefusesWrites(t *testing.T) {
 	require.NoError(t, c.Set(ctx, "d", "1", 0).Err(), "a successful save lifts the refusal")
 	assert.Equal(t, "ok", infoField(t, c, "rdb_last_bgsave_status"))
 }
+
+// In cluster mode the refusal comes after routing, as in Redis: keys the
+// node cannot serve still get their CLUSTERDOWN/MOVED answer.
+func TestFailedBgsaveClusterRoutesFirst(t *testing.T) {
+	n := nodetest.Start(t, "save", "3600 1", "cluster-enabled", "yes")
+	c := n.Client(t)
+	require.NoError(t, os.Mkdir(filepath.Join(n.Dir, "dump.rdb"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "dump.rdb", "x"), nil, 0o644))
+	require.NoError(t, c.BgSave(ctx).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool { return infoField(t, c, "rdb_last_bgsave_status") == "err" },
+		"the background save fails")
+	err := c.Set(ctx, "k", "1", 0).Err()
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "CLUSTERDOWN "), err.Error())
+	assert.ErrorContains(t, c.Ping(ctx).Err(), "MISCONF ")
+
+	require.NoError(t, c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(c.ClusterInfo(ctx).Val(), "cluster_state:ok")
+	}, "the cluster state turns ok")
+	assert.ErrorContains(t, c.Set(ctx, "k", "1", 0).Err(), "MISCONF ")
+	assert.Equal(t, "", c.Get(ctx, "k").Val(), "reads are served")
+}
