@@ -21,15 +21,10 @@ import (
 
 var ctx = context.Background()
 
+// info returns one field of INFO persistence.
 func info(t *testing.T, c *redis.Client, name string) string {
 	t.Helper()
-	for _, l := range strings.Split(c.Info(ctx, "persistence").Val(), "\r\n") {
-		if v, ok := strings.CutPrefix(l, name+":"); ok {
-			return v
-		}
-	}
-	t.Fatalf("INFO persistence has no %s", name)
-	return ""
+	return nodetest.InfoField(t, c, "persistence", name)
 }
 
 // restart stops n and starts a node on the same dir (n.Dir is the dir

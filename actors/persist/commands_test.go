@@ -15,16 +15,10 @@ import (
 	"github.com/slotd/slotd/actors/node/nodetest"
 )
 
-// infoField reads one field of INFO persistence.
+// infoField returns one field of INFO persistence.
 func infoField(t *testing.T, c *redis.Client, name string) string {
 	t.Helper()
-	for _, l := range strings.Split(c.Info(ctx, "persistence").Val(), "\r\n") {
-		if v, ok := strings.CutPrefix(l, name+":"); ok {
-			return v
-		}
-	}
-	t.Fatalf("INFO persistence has no %s", name)
-	return ""
+	return nodetest.InfoField(t, c, "persistence", name)
 }
 
 func TestBgsaveLastsaveAndInfo(t *testing.T) {

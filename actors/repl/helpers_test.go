@@ -26,14 +26,7 @@ func start(t *testing.T, shards int, directives ...string) *nodetest.Node {
 // info returns one field of INFO section.
 func info(t *testing.T, c *redis.Client, section, field string) string {
 	t.Helper()
-	s, err := c.Info(ctx, section).Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(s, "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && k == field {
-			return v
-		}
-	}
-	return ""
+	return nodetest.InfoField(t, c, section, field)
 }
 
 // replicate makes r a replica of p and waits until the link is up.

@@ -3,7 +3,6 @@ package shard_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,8 +28,8 @@ func TestBlockingPopServedByLaterPush(t *testing.T) {
 		}()
 		// The waiter is parked once INFO counts it.
 		nodetest.Eventually(t, 5*time.Second, func() bool {
-			return infoField(t, pusher, "clients", "blocked_clients") == "1"
-		}, "client never blocked (proto "+strconv.Itoa(proto)+"): "+infoField(t, pusher, "clients", "blocked_clients"))
+			return nodetest.InfoField(t, pusher, "clients", "blocked_clients") == "1"
+		}, "client never blocked (proto "+strconv.Itoa(proto)+"): "+nodetest.InfoField(t, pusher, "clients", "blocked_clients"))
 		require.NoError(t, pusher.RPush(ctx, "{bq}b", "x", "y").Err())
 		require.Equal(t, []string{"{bq}b", "x"}, <-res)
 		require.Equal(t, []string{"y"}, pusher.LRange(ctx, "{bq}b", 0, -1).Val())
@@ -55,7 +54,7 @@ func TestBlockingTimeoutAndPipelinedOrder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := p.Exec(ctx); done <- err }()
 	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return infoField(t, other, "clients", "blocked_clients") == "1"
+		return nodetest.InfoField(t, other, "clients", "blocked_clients") == "1"
 	}, "client never blocked")
 	require.NoError(t, other.RPush(ctx, "bq:p", "1", "2").Err())
 	require.NoError(t, <-done)
@@ -83,36 +82,23 @@ func TestBlockingMoveAndDisconnect(t *testing.T) {
 	gone := redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1})
 	go func() { gone.BLPop(ctx, 0, "{m}src") }()
 	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return infoField(t, c, "clients", "blocked_clients") == "1"
+		return nodetest.InfoField(t, c, "clients", "blocked_clients") == "1"
 	}, "client never blocked")
 	require.NoError(t, gone.Close())
 	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return infoField(t, c, "clients", "blocked_clients") == "0"
+		return nodetest.InfoField(t, c, "clients", "blocked_clients") == "0"
 	}, "blocked client not released on disconnect")
 
 	res := make(chan string, 1)
 	waiter := n.Client(t)
 	go func() { res <- waiter.BLMove(ctx, "{m}src", "{m}dst", "RIGHT", "LEFT", 10*time.Second).Val() }()
 	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return infoField(t, c, "clients", "blocked_clients") == "1"
+		return nodetest.InfoField(t, c, "clients", "blocked_clients") == "1"
 	}, "client never blocked")
 	require.NoError(t, c.LPush(ctx, "{m}src", "v").Err())
 	require.Equal(t, "v", <-res)
 	require.Equal(t, []string{"v"}, c.LRange(ctx, "{m}dst", 0, -1).Val())
 	require.Equal(t, int64(0), c.Exists(ctx, "{m}src").Val())
-}
-
-// infoField reads one INFO field.
-func infoField(t *testing.T, c *redis.Client, section, field string) string {
-	t.Helper()
-	txt, err := c.Info(context.Background(), section).Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(txt, "\r\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 func TestBlockingZPopServedByZAdd(t *testing.T) {
@@ -123,7 +109,7 @@ func TestBlockingZPopServedByZAdd(t *testing.T) {
 	waiter := n.Client(t)
 	go func() { res <- waiter.BZPopMax(ctx, 10*time.Second, "{z}a", "{z}b").Val() }()
 	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return infoField(t, c, "clients", "blocked_clients") == "1"
+		return nodetest.InfoField(t, c, "clients", "blocked_clients") == "1"
 	}, "client never blocked")
 	require.NoError(t, c.ZAdd(ctx, "{z}b", redis.Z{Score: 1, Member: "low"}, redis.Z{Score: 5, Member: "high"}).Err())
 	got := <-res
@@ -167,7 +153,7 @@ func TestBlockingTimeoutParsingLikeRedis(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- c.Do(ctx, "BLPOP", "bq:later", tm).Err() }()
 		nodetest.Eventually(t, 5*time.Second, func() bool {
-			return infoField(t, other, "clients", "blocked_clients") == "1"
+			return nodetest.InfoField(t, other, "clients", "blocked_clients") == "1"
 		}, "BLPOP with timeout "+tm+" did not block")
 		require.NoError(t, other.RPush(ctx, "bq:later", "x").Err())
 		require.NoError(t, <-done, "timeout %q", tm)

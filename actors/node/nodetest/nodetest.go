@@ -3,9 +3,11 @@
 package nodetest
 
 import (
+	"context"
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,4 +94,18 @@ func Eventually(t testing.TB, d time.Duration, cond func() bool, msg string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// InfoField returns one field of INFO section, "" when the section has no
+// such field.
+func InfoField(t testing.TB, c *redis.Client, section, field string) string {
+	t.Helper()
+	txt, err := c.Info(context.Background(), section).Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(txt, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return ""
 }
