@@ -68,7 +68,7 @@ func (cl *client) write(b []byte) {
 		return
 	}
 	cl.srv.stats.netOutput.Add(int64(len(b)))
-	if cl.cycle == nil || cl.closing || len(b) > cycleDeferMax || len(cl.pend)+len(b) > cycleDeferMax {
+	if cl.cycle == nil || cl.closing || len(cl.pend)+len(b) > cycleDeferMax {
 		cl.writeNow(b)
 		return
 	}

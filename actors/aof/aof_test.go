@@ -144,7 +144,7 @@ func startErr(t *testing.T, dir string, directives ...string) error {
 }
 
 func TestCorruptMiddleRefusesToStart(t *testing.T) {
-	t.Parallel() // a failed start waits 5 s in netio.Server.Stop (a server that never served)
+	t.Parallel()
 	n := nodetest.Start(t, "appendonly", "yes", "shard-actors", "1")
 	c := n.Client(t)
 	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())

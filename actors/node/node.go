@@ -123,7 +123,8 @@ func Start(cfg *config.Config) (*Node, error) {
 	n.AOF = aof.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
 	n.Persist.AOF = n.AOF
 	// A failed save (with stop-writes-on-bgsave-error) or AOF write makes
-	// the node refuse writes with MISCONF until it persists again.
+	// the node refuse writes with MISCONF until it persists again (turning
+	// the AOF off lifts its part: aof.Manager.Disable reports it).
 	diskFault := func() {
 		msg := n.Persist.Fault()
 		if msg == "" {
@@ -134,7 +135,6 @@ func Start(cfg *config.Config) (*Node, error) {
 	n.Persist.OnFault, n.AOF.OnFault = diskFault, diskFault
 	cfg.OnChange("stop-writes-on-bgsave-error", func(string) { diskFault() })
 	cfg.OnChange("save", func(string) { diskFault() })
-	cfg.OnChange("appendonly", func(string) { diskFault() })
 	load := n.Persist.Load
 	if cfg.Bool("appendonly") {
 		load = n.AOF.Open
