@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/slotd/slotd/bench/benchkit"
 )
 
 // measurement is one run of one test against one server.
@@ -67,23 +66,11 @@ func redisBenchmark(ctx context.Context, o options, s *server, test string, pipe
 	if err != nil {
 		return measurement{}, err
 	}
-	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	r, err := benchkit.RedisBenchmarkCSV(out, test)
 	if err != nil {
-		return measurement{}, fmt.Errorf("parsing csv: %w\n%s", err, out)
+		return measurement{}, err
 	}
-	for _, row := range rows {
-		if len(row) < 8 || !strings.EqualFold(row[0], test) {
-			continue
-		}
-		var v [7]float64
-		for i := range v {
-			if v[i], err = strconv.ParseFloat(row[i+1], 64); err != nil {
-				return measurement{}, fmt.Errorf("parsing csv row %q: %w", row, err)
-			}
-		}
-		return measurement{rps: v[0], p50: v[3], p99: v[5], cpuUS: perRequest(cpu, o.n)}, nil
-	}
-	return measurement{}, fmt.Errorf("no %s row in output:\n%s", test, out)
+	return measurement{rps: r.RPS, p50: r.P50, p99: r.P99, cpuUS: perRequest(cpu, o.n)}, nil
 }
 
 // memtierBenchmark runs one memtier_benchmark run (SET:GET ratio 1:1 when
@@ -116,29 +103,11 @@ func memtierBenchmark(ctx context.Context, o options, s *server, pipeline int, d
 	if err != nil {
 		return measurement{}, err
 	}
-	b, err := os.ReadFile(jsonFile)
+	t, err := benchkit.MemtierTotals(jsonFile)
 	if err != nil {
 		return measurement{}, err
 	}
-	var doc struct {
-		All struct {
-			Totals struct {
-				Count  int64          `json:"Count"`
-				OpsSec float64        `json:"Ops/sec"`
-				Pct    map[string]any `json:"Percentile Latencies"`
-			} `json:"Totals"`
-		} `json:"ALL STATS"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return measurement{}, fmt.Errorf("parsing %s: %w", jsonFile, err)
-	}
-	t := doc.All.Totals
-	p50, ok1 := t.Pct["p50.00"].(float64)
-	p99, ok2 := t.Pct["p99.00"].(float64)
-	if t.Count == 0 || !ok1 || !ok2 {
-		return measurement{}, fmt.Errorf("no totals/p50/p99 in %s", jsonFile)
-	}
-	return measurement{rps: t.OpsSec, p50: p50, p99: p99, cpuUS: perRequest(cpu, int(t.Count))}, nil
+	return measurement{rps: t.RPS, p50: t.P50, p99: t.P99, cpuUS: perRequest(cpu, int(t.Count))}, nil
 }
 
 func perRequest(cpu time.Duration, n int) float64 {

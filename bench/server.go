@@ -13,11 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
 
-// userHZ is the kernel's USER_HZ, the unit of utime/stime in /proc/<pid>/stat.
-// It is 100 on every Linux architecture Go supports.
-const userHZ = 100
+	"github.com/slotd/slotd/bench/benchkit"
+)
 
 type server struct {
 	name string
@@ -102,28 +100,7 @@ func (s *server) stop() {
 }
 
 // cpuTime returns the server's user+system CPU time so far (all threads).
-func (s *server) cpuTime() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may contain spaces; fields after it start
-	// at field 3 (state). utime and stime are fields 14 and 15.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, errors.New("malformed utime/stime")
-	}
-	return time.Duration(ut+st) * time.Second / userHZ, nil
-}
+func (s *server) cpuTime() (time.Duration, error) { return benchkit.ProcCPU(s.pid()) }
 
 func ping(port int) error {
 	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
@@ -154,15 +131,8 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tail returns the last few lines of a log file.
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 20 {
-		lines = lines[len(lines)-20:]
-	}
-	return strings.Join(lines, "\n")
-}
+// tail returns the last lines of a log file.
+func tail(path string) string { return benchkit.Tail(path, 20) }
 
 // splitCommand splits a command line into words the way a POSIX shell would
 // for the simple cases used here: whitespace separates words, single quotes

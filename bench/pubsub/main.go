@@ -17,8 +17,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"net"
@@ -30,6 +28,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/slotd/slotd/bench/benchkit"
 )
 
 func main() {
@@ -148,20 +148,8 @@ func readFull(c net.Conn, b []byte) (int, error) {
 // cpuTime is the process's user+system CPU time so far (0 when /proc is
 // not readable).
 func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name (which may hold spaces): utime and
-	// stime are the 12th and 13th.
-	i := bytes.LastIndexByte(b, ')')
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+	d, _ := benchkit.ProcCPU(pid)
+	return d
 }
 
 // once runs one measured PUBLISH run and returns publishes per second and
@@ -190,17 +178,8 @@ func once(s *server, n, clients, pipeline, subs int) (float64, time.Duration, er
 		time.Sleep(10 * time.Millisecond)
 	}
 	cpu := cpuTime(s.cmd.Process.Pid) - cpu0
-	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
-	if err != nil {
-		return 0, 0, fmt.Errorf("csv: %v\n%s", err, out)
-	}
-	for _, r := range rows {
-		if len(r) > 1 && strings.HasPrefix(strings.ToLower(r[0]), "publish") {
-			v, err := strconv.ParseFloat(r[1], 64)
-			return v, cpu, err
-		}
-	}
-	return 0, 0, fmt.Errorf("no publish row:\n%s", out)
+	r, err := benchkit.RedisBenchmarkCSV(out, "publish")
+	return r.RPS, cpu, err
 }
 
 func median(v []float64) float64 {

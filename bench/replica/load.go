@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/slotd/slotd/bench/benchkit"
 )
 
 // loadArgv is the load generator's command line for one SET run against
@@ -48,31 +47,12 @@ func runLoad(argv []string, tool, jsonOut string) (float64, error) {
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("%s: %v\n%s", tool, err, out.Bytes())
 	}
+	var r benchkit.Result
+	var err error
 	if tool == "redis-benchmark" {
-		rows, err := csv.NewReader(bytes.NewReader(out.Bytes())).ReadAll()
-		if err != nil {
-			return 0, fmt.Errorf("redis-benchmark csv: %v\n%s", err, out.Bytes())
-		}
-		for _, r := range rows {
-			if len(r) > 1 && strings.EqualFold(r[0], "set") {
-				return strconv.ParseFloat(r[1], 64)
-			}
-		}
-		return 0, fmt.Errorf("no SET row:\n%s", out.Bytes())
+		r, err = benchkit.RedisBenchmarkCSV(out.Bytes(), "set")
+	} else {
+		r, err = benchkit.MemtierTotals(jsonOut)
 	}
-	b, err := os.ReadFile(jsonOut)
-	if err != nil {
-		return 0, err
-	}
-	var doc struct {
-		All struct {
-			Totals struct {
-				OpsSec float64 `json:"Ops/sec"`
-			} `json:"Totals"`
-		} `json:"ALL STATS"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil || doc.All.Totals.OpsSec == 0 {
-		return 0, fmt.Errorf("memtier totals in %s: %v", filepath.Base(jsonOut), err)
-	}
-	return doc.All.Totals.OpsSec, nil
+	return r.RPS, err
 }

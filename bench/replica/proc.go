@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/benchkit"
 )
 
 // proc is one server process (a primary or a real replica).
@@ -114,36 +116,10 @@ func (p *proc) alive() bool {
 	}
 }
 
-// cpu returns the process's user+system CPU time so far, from
-// /proc/<pid>/stat (fields 14 and 15, in USER_HZ = 100 ticks per second).
-func (p *proc) cpu() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	rest := s[strings.LastIndexByte(s, ')')+1:] // the name may hold spaces
-	var ticks int64
-	for i, f := range strings.Fields(rest) {
-		if i == 11 || i == 12 {
-			v, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return 0, err
-			}
-			ticks += v
-		}
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
-}
+// cpu returns the process's user+system CPU time so far.
+func (p *proc) cpu() (time.Duration, error) { return benchkit.ProcCPU(p.cmd.Process.Pid) }
 
-func (p *proc) tail() string {
-	b, _ := os.ReadFile(p.log)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (p *proc) tail() string { return benchkit.Tail(p.log, 15) }
 
 // info returns the fields of INFO section as a map.
 func (p *proc) info(section string) (map[string]string, error) {
