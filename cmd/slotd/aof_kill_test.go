@@ -58,7 +58,9 @@ func TestAOFKill9KeepsAcknowledgedWrites(t *testing.T) {
 		}()
 	}
 	eventually(t, 10*time.Second, func() bool { return progress.Load() > 2000 }, "write load runs")
-	time.Sleep(300 * time.Millisecond) // let the load run into the kill
+	// Kill while writes are in flight: after some more acknowledged ones.
+	mark := progress.Load()
+	eventually(t, 10*time.Second, func() bool { return progress.Load() > mark+2000 }, "write load keeps running")
 	p.kill()
 	stop.Store(true)
 	wg.Wait()
