@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"

@@ -3,7 +3,7 @@ package netio
 import (
 	"bytes"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 )
 
 // Publish batching. The PUBLISH commands a connection sends in one read

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/actors/rdb"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )

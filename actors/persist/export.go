@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/engine/rdb"
 )
 
 // Helpers shared with actors/aof, whose base files are RDB files of one

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )

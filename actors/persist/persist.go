@@ -27,7 +27,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/slots"

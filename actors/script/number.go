@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/slotd/slotd/actors/types/cnum"
+	"github.com/slotd/slotd/actors/engine/types/cnum"
 )
 
 // Lua 5.1 turns strings into numbers with C's strtod (luaO_str2d), which

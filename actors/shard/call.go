@@ -1,7 +1,7 @@
 package shard
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/resp"
 )
 

@@ -8,7 +8,7 @@ package shard
 // needs no init ordering.
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"

@@ -1,7 +1,7 @@
 package shard
 
 // DUMP, RESTORE and RESTORE-ASKING. Payloads are Redis 7.0's RDB value
-// serialization (actors/rdb), so values move between slotd and Redis in
+// serialization (actors/engine/rdb), so values move between slotd and Redis in
 // both directions, and MIGRATE can use the same code. DUMP writes each
 // value the way Redis would for the encoding it has here (listpack,
 // intset, quicklist, ...); RESTORE reads every encoding Redis 7.0 reads and
@@ -11,11 +11,11 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/rdb"
-	"github.com/slotd/slotd/actors/types/hash"
-	"github.com/slotd/slotd/actors/types/set"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/engine/types/hash"
+	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 )
 

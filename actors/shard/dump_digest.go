@@ -19,9 +19,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/set"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"

@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/rdb"
-	"github.com/slotd/slotd/actors/rdb/rdbtest"
-	"github.com/slotd/slotd/actors/types/hash"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/engine/rdb/rdbtest"
+	"github.com/slotd/slotd/actors/engine/types/hash"
 )
 
 // restoreSeeds are payloads of every encoding for FuzzRestoreValue.

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/rdb"
-	"github.com/slotd/slotd/actors/rdb/rdbtest"
+	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/engine/rdb/rdbtest"
 )
 
 // TestDumpRestoreCrossServer builds every kind of value the same way on

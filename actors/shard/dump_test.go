@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/node/nodetest"
-	"github.com/slotd/slotd/actors/rdb"
 )
 
 // TestDumpRestoreRoundTrip moves every kind of value through DUMP and

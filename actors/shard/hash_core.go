@@ -2,7 +2,7 @@ package shard
 
 // Hash commands: HSET HSETNX HGET HMSET HMGET HGETALL HDEL HEXISTS HLEN
 // HKEYS HVALS HINCRBY HINCRBYFLOAT HSTRLEN HSCAN HRANDFIELD. The value is a
-// *hashValue in Entry.Obj (actors/types/hash underneath), compact
+// *hashValue in Entry.Obj (actors/engine/types/hash underneath), compact
 // ("listpack", insertion-ordered) until hash-max-listpack-entries /
 // hash-max-listpack-value are exceeded, then a table ("hashtable"), as in
 // Redis, so small hashes reply in exactly Redis's order. A hash that
@@ -11,8 +11,8 @@ package shard
 import (
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/hash"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/hash"
 	"github.com/slotd/slotd/netio/command"
 )
 

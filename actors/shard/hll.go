@@ -1,8 +1,8 @@
 package shard
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/hll"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/hll"
 	"github.com/slotd/slotd/netio/command"
 )
 

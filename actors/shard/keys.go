@@ -6,7 +6,7 @@ package shard
 // CROSSSLOT otherwise), so each command runs entirely inside one keyspace.
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
 

@@ -5,7 +5,7 @@ package shard
 import (
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
 

@@ -27,7 +27,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"

@@ -2,14 +2,14 @@ package shard
 
 // List commands that touch one list: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP
 // LLEN LRANGE LINDEX LSET LINSERT LREM LTRIM LPOS. The value is a
-// *listValue in Entry.Obj (actors/types/list underneath). As in Redis, a
+// *listValue in Entry.Obj (actors/engine/types/list underneath). As in Redis, a
 // list that becomes empty is deleted, and argument errors, lookups and type
 // checks come in the order Redis does them, which decides which error a bad
 // command gets.
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/list"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/list"
 	"github.com/slotd/slotd/netio/command"
 )
 

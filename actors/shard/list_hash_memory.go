@@ -4,7 +4,7 @@ package shard
 // (listEncoding, hashEncoding; the values also implement Encoder) and
 // MEMORY USAGE (listMemory, hashMemory).
 
-import "github.com/slotd/slotd/actors/keyspace"
+import "github.com/slotd/slotd/actors/engine/keyspace"
 
 // listEncoding is OBJECT ENCODING for a list.
 func listEncoding(e *keyspace.Entry) string { return e.Obj.(*listValue).Encoding() }

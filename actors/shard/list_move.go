@@ -11,7 +11,7 @@ package shard
 import (
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
 

@@ -9,8 +9,8 @@ package shard
 import (
 	"runtime/debug"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/rdb"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/slots"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/set"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/slots"
 )
 

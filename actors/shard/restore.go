@@ -9,11 +9,11 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/rdb"
-	"github.com/slotd/slotd/actors/types/hash"
-	"github.com/slotd/slotd/actors/types/set"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/engine/types/hash"
+	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 )
 
 // errDuplicate: a set, hash or sorted set payload names a member twice

@@ -2,13 +2,13 @@ package shard
 
 // Set commands, part 1: the value helpers shared by every set command, the
 // OBJECT ENCODING / memory hooks, and the single-key commands (SADD, SREM,
-// SISMEMBER, SMISMEMBER, SCARD, SMOVE). The value is an actors/types/set.Set
+// SISMEMBER, SMISMEMBER, SCARD, SMOVE). The value is an actors/engine/types/set.Set
 // in Entry.Obj; it keeps Redis 7.0's intset/hashtable encoding rules so
 // SMEMBERS of a small integer set comes out sorted as it does from Redis.
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/set"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/set"
 	"github.com/slotd/slotd/netio/command"
 )
 

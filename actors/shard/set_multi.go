@@ -8,7 +8,7 @@ package shard
 import (
 	"sort"
 
-	"github.com/slotd/slotd/actors/types/set"
+	"github.com/slotd/slotd/actors/engine/types/set"
 	"github.com/slotd/slotd/netio/command"
 )
 

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/set"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/set"
 	"github.com/slotd/slotd/netio/command"
 )
 

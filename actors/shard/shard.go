@@ -20,7 +20,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"

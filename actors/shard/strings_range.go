@@ -3,7 +3,7 @@ package shard
 import (
 	"slices"
 
-	"github.com/slotd/slotd/actors/keyspace"
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
 

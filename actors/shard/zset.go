@@ -2,7 +2,7 @@ package shard
 
 // Sorted sets, part 1: value helpers, score parsing and formatting, range
 // parsing, OBJECT ENCODING / memory hooks. The value is an
-// actors/types/zset.ZSet in Entry.Obj.
+// actors/engine/types/zset.ZSet in Entry.Obj.
 //
 // Scores are parsed as Redis parses them. ZADD, ZINCRBY and WEIGHTS use
 // string2d (the whole argument must be a float; no leading space; overflow,
@@ -18,9 +18,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/cnum"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/cnum"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )

@@ -10,8 +10,8 @@ package shard
 import (
 	"strconv"
 
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )

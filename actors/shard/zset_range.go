@@ -7,8 +7,8 @@ package shard
 // ones Redis rejects).
 
 import (
-	"github.com/slotd/slotd/actors/keyspace"
-	"github.com/slotd/slotd/actors/types/zset"
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 )
 

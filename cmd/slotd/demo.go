@@ -16,8 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -41,7 +40,7 @@ type demoNode struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, once done
-	cli  *redis.Client
+	cli  *resp.Client
 }
 
 // runDemo is "slotd demo": it returns the process exit code.
@@ -184,8 +183,7 @@ func (d *demo) start(self string, port int, dir string) (*demoNode, error) {
 		nd.err = cmd.Wait()
 		close(nd.done)
 	}()
-	nd.cli = redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Protocol: 2,
-		DialTimeout: time.Second, ReadTimeout: 5 * time.Second, MaxRetries: -1, PoolSize: 1})
+	nd.cli = &resp.Client{Addr: "127.0.0.1:" + strconv.Itoa(port), Timeout: 5 * time.Second}
 	fmt.Fprintf(d.stdout, "started node 127.0.0.1:%d (pid %d)\n", port, cmd.Process.Pid)
 	return nd, nil
 }
@@ -197,14 +195,15 @@ func (d *demo) start(self string, port int, dir string) (*demoNode, error) {
 func (d *demo) form(ctx context.Context) error {
 	for _, nd := range d.nodes {
 		if err := poll(ctx, nd, "to accept connections", func() (bool, error) {
-			return nd.cli.Ping(ctx).Err() == nil, nil
+			_, err := nd.cli.Text("ping")
+			return err == nil, nil
 		}); err != nil {
 			return err
 		}
 	}
 	n := d.primaries
 	for i, nd := range d.nodes[:n] {
-		info, err := nd.cli.ClusterInfo(ctx).Result()
+		info, err := nd.cli.Text("cluster", "info")
 		if err != nil {
 			return fmt.Errorf("node %d: CLUSTER INFO: %w", nd.port, err)
 		}
@@ -212,24 +211,24 @@ func (d *demo) form(ctx context.Context) error {
 			continue // data dir of an earlier run: the node keeps its slots
 		}
 		lo, hi := i*slots.NumSlots/n, (i+1)*slots.NumSlots/n-1
-		if err := nd.cli.Do(ctx, "cluster", "addslotsrange", lo, hi).Err(); err != nil {
+		if _, err := nd.cli.Text("cluster", "addslotsrange", strconv.Itoa(lo), strconv.Itoa(hi)); err != nil {
 			return fmt.Errorf("node %d: CLUSTER ADDSLOTSRANGE %d %d: %w", nd.port, lo, hi, err)
 		}
 		// Distinct epochs up front, as redis-cli --cluster create does,
 		// spare the nodes a round of epoch-collision resolution.
-		_ = nd.cli.Do(ctx, "cluster", "set-config-epoch", i+1).Err()
+		_, _ = nd.cli.Do("cluster", "set-config-epoch", strconv.Itoa(i+1))
 		fmt.Fprintf(d.stdout, "node %d serves slots %d-%d\n", nd.port, lo, hi)
 	}
 	first := d.nodes[0]
 	for _, nd := range d.nodes[1:] {
-		if err := nd.cli.Do(ctx, "cluster", "meet", "127.0.0.1", first.port).Err(); err != nil {
+		if _, err := nd.cli.Text("cluster", "meet", "127.0.0.1", strconv.Itoa(first.port)); err != nil {
 			return fmt.Errorf("node %d: CLUSTER MEET: %w", nd.port, err)
 		}
 	}
 	fmt.Fprintln(d.stdout, "waiting for the cluster to agree...")
 	for _, nd := range d.nodes {
 		if err := poll(ctx, nd, "to report cluster_state:ok", func() (bool, error) {
-			info, err := nd.cli.ClusterInfo(ctx).Result()
+			info, err := nd.cli.Text("cluster", "info")
 			if err != nil {
 				return false, nil
 			}
@@ -248,14 +247,14 @@ func (d *demo) pair(ctx context.Context) error {
 	n := d.primaries
 	ids := make([]string, n)
 	for i, nd := range d.nodes[:n] {
-		id, err := nd.cli.ClusterMyID(ctx).Result()
+		id, err := nd.cli.Text("cluster", "myid")
 		if err != nil {
 			return fmt.Errorf("node %d: CLUSTER MYID: %w", nd.port, err)
 		}
 		ids[i] = id
 	}
 	for i, nd := range d.nodes[n:] {
-		info, err := nd.cli.Info(ctx, "replication").Result()
+		info, err := nd.cli.Text("info", "replication")
 		if err != nil {
 			return fmt.Errorf("node %d: INFO: %w", nd.port, err)
 		}
@@ -263,14 +262,14 @@ func (d *demo) pair(ctx context.Context) error {
 			continue // data dir of an earlier run: already a replica
 		}
 		p := d.nodes[i%n]
-		if err := nd.cli.Do(ctx, "cluster", "replicate", ids[i%n]).Err(); err != nil {
+		if _, err := nd.cli.Text("cluster", "replicate", ids[i%n]); err != nil {
 			return fmt.Errorf("node %d: CLUSTER REPLICATE %s: %w", nd.port, ids[i%n], err)
 		}
 		fmt.Fprintf(d.stdout, "node %d replicates node %d\n", nd.port, p.port)
 	}
 	for _, nd := range d.nodes[n:] {
 		if err := poll(ctx, nd, "to sync with its primary", func() (bool, error) {
-			info, err := nd.cli.Info(ctx, "replication").Result()
+			info, err := nd.cli.Text("info", "replication")
 			return err == nil && strings.Contains(info, "master_link_status:up"), nil
 		}); err != nil {
 			return err
@@ -307,7 +306,7 @@ func poll(ctx context.Context, nd *demoNode, what string, cond func() (bool, err
 func (d *demo) stopAll() {
 	d.stopOnce.Do(func() {
 		for _, nd := range d.nodes {
-			_ = nd.cli.Close()
+			nd.cli.Close()
 			_ = nd.cmd.Process.Signal(syscall.SIGTERM)
 		}
 		deadline := time.NewTimer(10 * time.Second)

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/slotd/slotd/actors/types/dict"
+	"github.com/slotd/slotd/actors/engine/types/dict"
 	"github.com/slotd/slotd/netio/resp"
 )
 

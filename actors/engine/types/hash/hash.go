@@ -20,7 +20,7 @@ package hash
 import (
 	"math/rand/v2"
 
-	"github.com/slotd/slotd/actors/types/dict"
+	"github.com/slotd/slotd/actors/engine/types/dict"
 )
 
 // Hash is a hash value. The zero value is an empty compact hash. It is not

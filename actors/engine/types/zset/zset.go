@@ -17,7 +17,7 @@ package zset
 import (
 	"math/rand/v2"
 
-	"github.com/slotd/slotd/actors/types/dict"
+	"github.com/slotd/slotd/actors/engine/types/dict"
 )
 
 // ZSet is a sorted set. The zero value is not usable; call New. A ZSet

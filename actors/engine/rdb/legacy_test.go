@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slotd/slotd/actors/rdb/rdbtest"
+	"github.com/slotd/slotd/actors/engine/rdb/rdbtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
