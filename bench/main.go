@@ -48,12 +48,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/slotd/slotd/bench/benchkit"
 )
 
 type options struct {
@@ -94,7 +94,7 @@ func main() {
 	flag.Parse()
 
 	var err error
-	if o.pipelines, err = parseInts(pipelines); err != nil {
+	if o.pipelines, err = benchkit.ParseInts(pipelines); err != nil {
 		fatal(fmt.Errorf("-pipelines: %w", err))
 	}
 	if o.tests, err = parseTests(tests); err != nil {
@@ -109,18 +109,10 @@ func main() {
 		fatal(errors.New("-n, -rounds and -clients must be positive"))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, o)
-	stop()
-	if err != nil {
-		fatal(err)
-	}
+	benchkit.Main("bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "bench:", err)
-	os.Exit(1)
-}
+func fatal(err error) { benchkit.Fatal("bench", err) }
 
 func run(ctx context.Context, o options) error {
 	if _, err := exec.LookPath("redis-benchmark"); err != nil {
@@ -243,17 +235,9 @@ func slotdCommand(ctx context.Context, o options, tmp string) (string, error) {
 	}
 	bin := o.slotdBin
 	if bin == "" {
-		gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-		if err != nil || strings.TrimSpace(string(gomod)) == "" {
-			return "", errors.New("cannot find the module root (run from inside the slotd module, or pass -slotd)")
-		}
-		bin = filepath.Join(tmp, "slotd")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/slotd")
-		build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		fmt.Println("building slotd:", strings.Join(build.Args, " "))
-		if err := build.Run(); err != nil {
-			return "", fmt.Errorf("building slotd: %w", err)
+		var err error
+		if bin, err = benchkit.BuildSlotd(ctx, tmp); err != nil {
+			return "", err
 		}
 	}
 	cmd := shellQuote(bin) + " --port {port} --bind 127.0.0.1 --save '' --appendonly no"
@@ -261,18 +245,6 @@ func slotdCommand(ctx context.Context, o options, tmp string) (string, error) {
 		cmd += " --shard-actors " + strconv.Itoa(o.shardActors)
 	}
 	return cmd, nil
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("bad value %q", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // parseTests returns the requested tests in execution order: set before get,

@@ -29,7 +29,7 @@ type server struct {
 // startServer starts the command line tmpl ({port} replaced by a free port)
 // and waits until it answers PING.
 func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server, error) {
-	port, err := freePort()
+	port, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +120,6 @@ func ping(port int) error {
 		return fmt.Errorf("PING replied %q", strings.TrimSpace(line))
 	}
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail returns the last lines of a log file.

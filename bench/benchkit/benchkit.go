@@ -1,6 +1,8 @@
 // Package benchkit holds what the benchmark commands (bench, bench/replica,
-// bench/pubsub) share: a process's CPU time, the tail of its log, and the
-// load generators' results (redis-benchmark --csv, memtier's JSON totals).
+// bench/pubsub, bench/scale) share: starting and stopping server processes
+// on loopback ports, a process's CPU time, the tail of its log, building
+// slotd, and the load generators' results (redis-benchmark --csv, memtier's
+// JSON totals).
 package benchkit
 
 import (
@@ -62,8 +64,11 @@ type Result struct {
 // RedisBenchmarkCSV reads the row of test from redis-benchmark --csv output
 // ("test","rps","avg","min","p50","p95","p99","max"). A custom command's
 // row is named by its whole command line, so test may be its first word.
+// Other lines (--cluster prints the primaries first) are skipped.
 func RedisBenchmarkCSV(out []byte, test string) (Result, error) {
-	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	r := csv.NewReader(bytes.NewReader(out))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
 	if err != nil {
 		return Result{}, fmt.Errorf("parsing csv: %w\n%s", err, out)
 	}

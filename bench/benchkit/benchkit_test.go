@@ -22,6 +22,18 @@ func TestRedisBenchmarkCSV(t *testing.T) {
 	assert.Equal(t, 77670.0, r.RPS, "a custom command's row is found by its first word")
 	_, err = RedisBenchmarkCSV(out, "get")
 	assert.ErrorContains(t, err, "no get row")
+
+	cluster := []byte(`Cluster has 2 master nodes:
+
+Master 0: 674b4098f3488ed1b21fb24770852aeac9f882ca 127.0.0.1:34705
+Master 1: 86692e3c6ee5fb51ceed8442b4790687eb677bf7 127.0.0.1:34287
+
+"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+"SET","79051.38","0.347","0.056","0.311","0.503","1.711","7.271"
+`)
+	r, err = RedisBenchmarkCSV(cluster, "set")
+	require.NoError(t, err, "--cluster's list of primaries comes before the CSV")
+	assert.Equal(t, Result{RPS: 79051.38, P50: 0.311, P99: 1.711}, r)
 }
 
 func TestMemtierTotals(t *testing.T) {

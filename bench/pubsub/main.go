@@ -53,7 +53,7 @@ type server struct {
 }
 
 func start(name string, argv ...string) (*server, error) {
-	port, err := freePort()
+	port, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +81,6 @@ func (s *server) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 func (s *server) stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // subscribers opens k subscriber connections and returns a counter of the
