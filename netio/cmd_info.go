@@ -15,9 +15,11 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-// redisVersion is the Redis version slotd reports (HELLO, INFO): clients
-// pick features by it.
-const redisVersion = "7.0.15"
+// RedisVersion is the Redis version slotd reports (HELLO, INFO, the
+// start-up banner): clients pick features by it.
+const RedisVersion = "7.0.15"
+
+const redisVersion = RedisVersion
 
 func init() {
 	command.Register(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},

@@ -46,6 +46,7 @@ type Node struct {
 	AOF *aof.Manager
 
 	logFile io.Closer
+	logw    *redisLog
 	pidfile string // written at start-up, removed at stop
 	errc    chan error
 	stops   []func()
@@ -62,7 +63,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		return nil, err
 	}
 	n.Log.Info().Msg("oO0OoO0OoO0Oo slotd is starting oO0OoO0OoO0Oo")
-	n.Log.Info().Msgf("slotd (Redis 7.0 compatible), bits=64, pid=%d, just started", os.Getpid())
+	n.Log.Info().Msgf("slotd (Redis %s compatible), bits=64, pid=%d, just started", netio.RedisVersion, os.Getpid())
 	if f := cfg.File(); f != "" {
 		n.Log.Info().Msgf("Configuration loaded from %s", f)
 	} else {
@@ -101,6 +102,8 @@ func Start(cfg *config.Config) (*Node, error) {
 		n.stops = append(n.stops, stop)
 	}
 	n.stops = append(n.stops, startRepl(n))
+	n.logw.setRole(n.Repl.Replicating)
+	n.banner()
 	n.Server.Shutdown = n.Stop
 	// The snapshot is loaded before the listeners open, so no client sees
 	// a partial dataset.
@@ -179,20 +182,32 @@ func Start(cfg *config.Config) (*Node, error) {
 	case <-time.After(10 * time.Second):
 		return nil, fmt.Errorf("timed out starting listeners")
 	}
-	n.Log.Info().Int("pid", os.Getpid()).Int64("port", cfg.Int("port")).Msg("Ready to accept connections tcp")
+	n.Log.Info().Msg("Ready to accept connections")
 	return n, nil
 }
 
-// Terminate is the SIGTERM/SIGINT shutdown: a final snapshot when save
-// rules exist, then Stop. If that save fails the node keeps running and
-// the error is returned, as redis-server does ("errors trying to shut down
-// the server"); a later signal tries again.
-func (n *Node) Terminate() error {
-	if n.Persist != nil && n.Persist.ShouldSaveOnShutdown() {
+// Terminate is the SIGTERM/SIGINT shutdown; directive is the one that
+// rules it (shutdown-on-sigterm or shutdown-on-sigint): a final snapshot
+// when save rules exist (flag save: always; nosave: never), then Stop. If
+// that save fails the node keeps running and the error is returned, as
+// redis-server does ("errors trying to shut down the server"), unless the
+// flags say force; a later signal tries again. (The now flag asks not to
+// wait for lagging replicas: slotd never waits for them.)
+func (n *Node) Terminate(directive string) error {
+	flags := n.Cfg.Int(directive)
+	save := flags&config.ShutdownSave != 0 ||
+		flags&config.ShutdownNoSave == 0 && n.Persist != nil && n.Persist.ShouldSaveOnShutdown()
+	n.Log.Warn().Msg("User requested shutdown...")
+	if n.Persist != nil && save {
 		n.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
 		if err := n.Persist.FinalSave(); err != nil {
 			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
-			return err
+			if flags&config.ShutdownForce == 0 {
+				return err
+			}
+			n.Log.Warn().Msg("Errors trying to shut down the server. Exit anyway since the force flag is set.")
+		} else {
+			n.Log.Info().Msg("DB saved on disk")
 		}
 	}
 	n.Stop()
@@ -233,25 +248,10 @@ func (n *Node) setupLog() error {
 		n.logFile = f
 		w = f
 	}
-	n.Log = zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: true, TimeFormat: "02 Jan 2006 15:04:05.000"}).
-		With().Timestamp().Int("pid", os.Getpid()).Logger().Level(levelOf(n.Cfg.String("loglevel")))
+	n.logw = newRedisLog(w)
+	n.Log = newRedisLogger(n.logw).Level(levelOf(n.Cfg.String("loglevel")))
 	n.Cfg.OnChange("loglevel", func(v string) { n.Log = n.Log.Level(levelOf(v)) })
 	return nil
-}
-
-func levelOf(s string) zerolog.Level {
-	switch strings.ToLower(s) {
-	case "debug":
-		return zerolog.DebugLevel
-	case "verbose":
-		return zerolog.DebugLevel
-	case "warning":
-		return zerolog.WarnLevel
-	case "nothing":
-		return zerolog.Disabled
-	default:
-		return zerolog.InfoLevel
-	}
 }
 
 // writePidfile writes the process id to pidfile (a daemonized node without

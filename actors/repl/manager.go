@@ -42,7 +42,9 @@ type Manager struct {
 	waiters  map[*waiter]struct{}
 	link     *link // nil on a primary
 	role     uint64
-	frozen   *frozenState // Freeze before a final snapshot (restart.go)
+	// replicating mirrors link != nil without the lock (Replicating).
+	replicating atomic.Bool
+	frozen      *frozenState // Freeze before a final snapshot (restart.go)
 
 	opsMu      sync.Mutex
 	ops        []func()
@@ -131,6 +133,7 @@ func (m *Manager) StartReplicaOf(host string, port int) bool {
 	l := newLink(m, host, port, m.replid, m.shards.Offsets())
 	m.link = l
 	m.role++
+	m.replicating.Store(true)
 	m.mu.Unlock()
 	m.updateGate()
 	m.log.Info().Str("master", l.addr()).Msg("Connecting to MASTER")
@@ -160,6 +163,7 @@ func (m *Manager) BecomePrimary() {
 	}
 	m.link = nil
 	m.role++
+	m.replicating.Store(false)
 	m.mu.Unlock()
 	m.updateGate()
 	m.do(func() {
@@ -386,6 +390,11 @@ func (m *Manager) ReplicaOf(host string, port int) string {
 func (m *Manager) SyncStats() (full, partialOK, partialErr int64) {
 	return m.syncFull.Load(), m.syncPartialOK.Load(), m.syncPartialErr.Load()
 }
+
+// Replicating reports whether the node is a replica, without taking any
+// lock: the log writer asks it for every line's role character, from code
+// that may hold the manager's own lock.
+func (m *Manager) Replicating() bool { return m.replicating.Load() }
 
 // IsReplica implements netio.Replication.
 func (m *Manager) IsReplica() bool {

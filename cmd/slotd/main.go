@@ -71,9 +71,13 @@ func main() {
 	for {
 		select {
 		case s := <-sig:
-			n.Log.Warn().Str("signal", s.String()).Msg("Received signal, scheduling shutdown...")
-			if err := n.Terminate(); err != nil {
-				n.Log.Warn().Msg("SIGTERM received but errors trying to shut down the server, check the logs for more information")
+			name, directive := "SIGTERM", "shutdown-on-sigterm"
+			if s == syscall.SIGINT {
+				name, directive = "SIGINT", "shutdown-on-sigint"
+			}
+			n.Log.Warn().Msgf("Received %s scheduling shutdown...", name)
+			if err := n.Terminate(directive); err != nil {
+				n.Log.Warn().Msgf("%s received but errors trying to shut down the server, check the logs for more information", name)
 				continue
 			}
 			return

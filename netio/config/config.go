@@ -267,7 +267,7 @@ func (c *Config) Get(patterns ...string) [][2]string {
 			continue
 		}
 		for _, n := range c.all {
-			if globMatch(p, n) {
+			if !c.byName[n].has(hidden) && globMatch(p, n) {
 				add(n)
 			}
 		}

@@ -172,8 +172,8 @@ func TestGetGlobs(t *testing.T) {
 	assert.Equal(t, [][2]string{{"replicaof", ""}}, c.Get("replicaof"))
 	assert.Len(t, c.Get("*slaveof", "replicaof"), 2)
 	assert.Equal(t, [][2]string{{"lua-time-limit", "5000"}}, c.Get("lua-time-limit"))
-	assert.Len(t, c.Get("[lb]u*-t*"), 2) // lua-time-limit, busy-reply-threshold
-	assert.Len(t, c.Get("*"), len(c.all))
+	assert.Len(t, c.Get("[lb]u*-t*"), 2)    // lua-time-limit, busy-reply-threshold
+	assert.Len(t, c.Get("*"), len(c.all)-5) // the five hidden test knobs
 	assert.Empty(t, c.Get())
 }
 

@@ -33,6 +33,9 @@ const (
 	// compat directives are accepted and reported for redis.conf
 	// compatibility; slotd does not act on them.
 	compat
+	// hidden directives (Redis's test knobs) answer CONFIG GET only when
+	// named exactly, never a glob pattern.
+	hidden
 )
 
 // value is one directive's current value.

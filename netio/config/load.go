@@ -223,6 +223,7 @@ func (c *Config) LoadFile(path string) error {
 	defer c.writeMu.Unlock()
 	ld := c.newLoader()
 	ld.source = "file"
+	abs := absPath(path)
 	if err := ld.loadFile(path); err != nil {
 		ld.undo()
 		return err
@@ -231,15 +232,18 @@ func (c *Config) LoadFile(path string) error {
 		ld.undo()
 		return err
 	}
-	c.setFile(path)
+	c.file.Store(&abs)
 	return nil
 }
 
-func (c *Config) setFile(path string) {
+// absPath makes a config file path absolute against the working directory
+// before loading it: a dir directive in the file changes that directory
+// (with SetChdir), and CONFIG REWRITE must still find the file.
+func absPath(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
+		return abs
 	}
-	c.file.Store(&path)
+	return path
 }
 
 // LoadArgs loads the arguments given to the binary (without argv[0]), as
@@ -261,10 +265,11 @@ func (c *Config) LoadArgs(args []string) error {
 	ld := c.newLoader()
 	file := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
-		file = args[0]
-		args = args[1:]
+		file = absPath(args[0])
 		ld.source = "file"
-		if err := ld.loadFile(file); err != nil {
+		err := ld.loadFile(args[0])
+		args = args[1:]
+		if err != nil {
 			ld.undo()
 			return err
 		}
@@ -306,7 +311,7 @@ func (c *Config) LoadArgs(args []string) error {
 		return err
 	}
 	if file != "" {
-		c.setFile(file)
+		c.file.Store(&file)
 	}
 	return nil
 }

@@ -59,3 +59,24 @@ func TestRewriteQuoting(t *testing.T) {
 		assert.Equal(t, []string{in}, w)
 	}
 }
+
+// The legacy cluster harness starts `redis-server redis_0/redis.conf` whose
+// `dir ./redis_0` moves the process into redis_0: the relative config path
+// is made absolute before that, so CONFIG REWRITE still finds the file.
+func TestRewriteRelativeConfigAfterChdir(t *testing.T) {
+	top := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(top, "redis_0"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(top, "redis_0", "redis.conf"), []byte("port 30000\ndir ./redis_0\n"), 0o644))
+	t.Chdir(top)
+	c := New()
+	c.SetChdir(true)
+	require.NoError(t, c.LoadArgs([]string{"redis_0/redis.conf"}))
+	wd, _ := os.Getwd()
+	assert.Equal(t, filepath.Join(top, "redis_0"), wd)
+	assert.Equal(t, filepath.Join(top, "redis_0", "redis.conf"), c.File())
+	require.NoError(t, c.Set([2]string{"cluster-node-timeout", "3000"}))
+	require.NoError(t, c.Rewrite())
+	b, err := os.ReadFile(filepath.Join(top, "redis_0", "redis.conf"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "cluster-node-timeout 3000\n")
+}

@@ -395,3 +395,91 @@ func checkHostname(s string) string {
 	}
 	return ""
 }
+
+// ---- shutdown-on-sigint, shutdown-on-sigterm
+
+// Shutdown flags of shutdown-on-sigint/-sigterm (Int gives their OR), as
+// SHUTDOWN's options: save, nosave, now (do not wait for lagging replicas),
+// force (exit even if the final save fails). 0 is "default".
+const (
+	ShutdownSave = 1 << iota
+	ShutdownNoSave
+	ShutdownNow
+	ShutdownForce
+)
+
+var shutdownFlagNames = []struct {
+	name string
+	bit  int64
+}{{"save", ShutdownSave}, {"nosave", ShutdownNoSave}, {"now", ShutdownNow}, {"force", ShutdownForce}}
+
+func parseShutdownOnSig(words []string, _ *value, _ bool) (*value, string) {
+	const choices = "argument(s) must be one of the following: default, save, nosave, now, force"
+	if len(words) == 0 {
+		return nil, choices
+	}
+	var flags int64
+	for _, w := range words {
+		found := strings.EqualFold(w, "default")
+		for _, f := range shutdownFlagNames {
+			if strings.EqualFold(w, f.name) {
+				flags |= f.bit
+				found = true
+			}
+		}
+		if !found {
+			return nil, choices
+		}
+	}
+	if flags&ShutdownSave != 0 && flags&ShutdownNoSave != 0 {
+		return nil, "shutdown options SAVE and NOSAVE can't be used simultaneously"
+	}
+	var names []string
+	for _, f := range shutdownFlagNames {
+		if flags&f.bit != 0 {
+			names = append(names, f.name)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"default"}
+	}
+	return &value{s: strings.Join(names, " "), n: flags}, ""
+}
+
+// ---- maxmemory-clients (compat): bytes, or a percentage of maxmemory
+// ("10%", kept as a negative number as Redis does)
+
+func parseMaxmemoryClients(words []string, _ *value, _ bool) (*value, string) {
+	if len(words) != 1 {
+		return nil, "wrong number of arguments"
+	}
+	w := words[0]
+	if n, ok := ParseMemory(w); ok {
+		return &value{s: strconv.FormatInt(n, 10), n: n}, ""
+	}
+	if len(w) > 1 && w[len(w)-1] == '%' {
+		if p, ok := parseStrictInt(w[:len(w)-1]); ok && p >= 0 {
+			if p > 100 {
+				return nil, "percentage argument must be less or equal to 100"
+			}
+			return &value{s: strconv.FormatInt(p, 10) + "%", n: -p}, ""
+		}
+	}
+	return nil, "argument must be a memory or percent value"
+}
+
+// ---- unixsocketperm (compat): an octal file mode
+
+func parseOctalPerm(words []string, _ *value, _ bool) (*value, string) {
+	if len(words) != 1 {
+		return nil, "wrong number of arguments"
+	}
+	n, err := strconv.ParseInt(words[0], 8, 64)
+	if err != nil {
+		return nil, "argument couldn't be parsed as an octal number"
+	}
+	if n < 0 || n > 0o777 {
+		return nil, "argument must be between 0 and 511 inclusive"
+	}
+	return &value{s: strconv.FormatInt(n, 8), n: n}, ""
+}

@@ -45,12 +45,15 @@ func directives() []*directive {
 		// general
 		boolD("daemonize", "no", immutable),
 		strD("pidfile", "", immutable, nil),
+		boolD("always-show-logo", "no", immutable),
 		enumD("loglevel", "notice", []string{"debug", "verbose", "notice", "warning", "nothing"}, 0),
 		strD("logfile", "", immutable, nil),
 		intD("databases", "16", 1, intMax, immutable),
 		hz,
 		intD("active-expire-effort", "1", 1, 10, 0),
 		boolD("lazyfree-lazy-user-del", "no", 0),
+		specialD("shutdown-on-sigint", "default", multi, parseShutdownOnSig),
+		specialD("shutdown-on-sigterm", "default", multi, parseShutdownOnSig),
 
 		// persistence
 		specialD("save", "3600 1 300 100 60 10000", multi, parseSave),
@@ -89,6 +92,14 @@ func directives() []*directive {
 		boolD("replica-read-only", "yes", 0, "slave-read-only"),
 		boolD("replica-serve-stale-data", "yes", 0, "slave-serve-stale-data"),
 		intD("repl-backlog-size", "1mb", 1, longMax, memory),
+		enumD("propagation-error-behavior", "ignore", []string{"ignore", "panic", "panic-on-replicas"}, 0),
+
+		// test knobs (hidden from CONFIG GET patterns, as in Redis): a delay
+		// per key loaded or saved (µs; negative -n: 1 µs with chance 1/n),
+		// and how often a load lets the node answer clients
+		intD("key-load-delay", "0", intMin, intMax, hidden),
+		intD("rdb-key-save-delay", "0", intMin, intMax, hidden),
+		intD("loading-process-events-interval-bytes", "2097152", 1024, intMax, hidden),
 
 		// scripting, slow log, latency, notifications
 		intD("lua-time-limit", "5000", 0, longMax, 0, "busy-reply-threshold"),
@@ -109,7 +120,8 @@ func directives() []*directive {
 		specialD("trace-actors", "", multi, parseTraceActors),
 		intD("trace-ring-size", "4096", 0, 1<<24, 0),
 	}
-	return append(ds, compatDirectives()...)
+	ds = append(ds, compatDirectives()...)
+	return append(ds, tlsDirectives()...)
 }
 
 // compatDirectives are redis.conf directives slotd accepts (so a stock
@@ -118,7 +130,6 @@ func directives() []*directive {
 func compatDirectives() []*directive {
 	c := compat
 	return []*directive{
-		boolD("always-show-logo", "no", c|immutable),
 		boolD("set-proc-title", "yes", c|immutable),
 		strD("proc-title-template", "{title} {listen-addr} {server-mode}", c, nil),
 		boolD("rdbcompression", "yes", c),
@@ -195,7 +206,47 @@ func compatDirectives() []*directive {
 		enumD("enable-protected-configs", "no", []string{"no", "yes", "local"}, c|immutable),
 		enumD("enable-debug-command", "no", []string{"no", "yes", "local"}, c|immutable),
 		enumD("enable-module-command", "no", []string{"no", "yes", "local"}, c|immutable),
+		boolD("aof-disable-auto-gc", "no", c),
+		boolD("replica-ignore-disk-write-errors", "no", c),
+		boolD("io-threads-do-reads", "no", c|immutable),
+		boolD("use-exit-on-panic", "no", c|hidden),
+		intD("watchdog-period", "0", 0, intMax, c|hidden),
+		specialD("maxmemory-clients", "0", c, parseMaxmemoryClients),
+		intD("socket-mark-id", "0", 0, uintMax, c|immutable),
+		specialD("unixsocketperm", "0", c|immutable, parseOctalPerm),
+		strD("server_cpulist", "", c|immutable, nil),
+		strD("bio_cpulist", "", c|immutable, nil),
+		strD("aof_rewrite_cpulist", "", c|immutable, nil),
+		strD("bgsave_cpulist", "", c|immutable, nil),
+		intD("active-defrag-cycle-min", "1", 1, 99, c),
+		intD("active-defrag-cycle-max", "25", 1, 99, c),
+		intD("active-defrag-threshold-lower", "10", 0, 1000, c),
+		intD("active-defrag-threshold-upper", "100", 0, 1000, c),
+		intD("active-defrag-max-scan-fields", "1000", 1, longMax, c),
+		intD("active-defrag-ignore-bytes", "100mb", 1, longMax, c|memory),
 	}
+}
+
+// tlsDirectives are the tls-* family: TLS is not built yet, so they are
+// accepted and reported like the compat ones.
+func tlsDirectives() []*directive {
+	c := compat
+	ds := []*directive{
+		intD("tls-port", "0", 0, 65535, c),
+		intD("tls-session-cache-size", "20480", 0, intMax, c),
+		intD("tls-session-cache-timeout", "300", 0, intMax, c),
+		boolD("tls-cluster", "no", c),
+		boolD("tls-replication", "no", c),
+		enumD("tls-auth-clients", "yes", []string{"no", "yes", "optional"}, c),
+		boolD("tls-prefer-server-ciphers", "no", c),
+		boolD("tls-session-caching", "yes", c),
+	}
+	for _, n := range []string{"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
+		"tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file", "tls-ca-cert-file",
+		"tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites"} {
+		ds = append(ds, strD(n, "", c, nil))
+	}
+	return ds
 }
 
 // deprecated directives are silently ignored in config files and on the
