@@ -23,6 +23,9 @@ import (
 	"github.com/slotd/slotd/actors/repl"
 	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
 	_ "github.com/slotd/slotd/actors/script/scriptcmd"
+	// FUNCTION LOAD|LIST|DUMP|RESTORE|... (loop commands over the
+	// function registry).
+	_ "github.com/slotd/slotd/actors/script/funccmd"
 	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
@@ -76,6 +77,7 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 		return 0, 0, fmt.Errorf("%w (at offset %d)", e, f.Pos())
 	}
 	expire := int64(0)
+	var libs []string // function libraries' code
 	for {
 		op, err := f.Byte()
 		if err != nil {
@@ -99,6 +101,11 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			wg.Wait()
 			if firstErr != nil {
 				return loaded, expired, firstErr
+			}
+			if len(libs) > 0 {
+				if err := m.g.Functions().Add(libs, script.RestoreReplace); err != nil {
+					return 0, 0, fmt.Errorf("loading the function libraries: %w", err)
+				}
 			}
 			return loaded, expired, nil
 		case rdb.OpAux:
@@ -151,15 +158,14 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			if _, err := f.Byte(); err != nil {
 				return fail(err)
 			}
-		case rdb.OpFunction2:
-			// A Redis 7 function library: slotd has no functions (FUNCTION
-			// is not implemented), so libraries are dropped with a warning.
-			if _, err := f.String(); err != nil {
+		case rdb.OpFunction2, rdb.OpFunctionPreGA:
+			code, err := script.ReadRecord(f, op)
+			if err != nil {
 				return fail(err)
 			}
-			m.log.Warn().Msg("RDB file holds a function library; slotd does not support functions: skipped")
-		case rdb.OpFunctionPreGA, rdb.OpModuleAux:
-			return fail(fmt.Errorf("unsupported RDB opcode %d (module or pre-GA function data)", op))
+			libs = append(libs, code)
+		case rdb.OpModuleAux:
+			return fail(fmt.Errorf("unsupported RDB opcode %d (module data)", op))
 		default:
 			key, err := f.String()
 			if err != nil {

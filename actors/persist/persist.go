@@ -270,6 +270,8 @@ func (m *Manager) encode(cw *crcWriter) error {
 			b = appendReplAux(b, id, offs)
 		}
 	}
+	// Function libraries go before the keys, as in Redis.
+	b = m.g.Functions().AppendRecords(b, compress)
 	cw.write(b)
 
 	reply := make(chan shard.SaveChunk, 1)

@@ -142,16 +142,25 @@ func Compile(body []byte) (*Script, error) {
 		// Keep the newline so line numbers still count the shebang.
 		src = src[nl:]
 	}
-	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
+	proto, err := compileChunk(src, chunkName, "ERR Error compiling script (new function): ")
 	if err != nil {
-		return nil, compileError(err, src)
-	}
-	proto, err := lua.Compile(chunk, chunkName)
-	if err != nil {
-		return nil, compileError(err, src)
+		return nil, err
 	}
 	s.Proto = proto
 	return s, nil
+}
+
+// compileChunk compiles Lua source named chunk; errors start with prefix.
+func compileChunk(src, chunk, prefix string) (*lua.FunctionProto, error) {
+	parsed, err := parse.Parse(strings.NewReader(src), chunk)
+	if err != nil {
+		return nil, compileError(err, src, chunk, prefix)
+	}
+	proto, err := lua.Compile(parsed, chunk)
+	if err != nil {
+		return nil, compileError(err, src, chunk, prefix)
+	}
+	return proto, nil
 }
 
 // parseShebang reads "#!lua flags=a,b" the way Redis 7.0 does.
@@ -187,8 +196,7 @@ func parseShebang(line string) (Flags, error) {
 // compileError words a gopher-lua parse or compile error like Lua 5.1's
 // "user_script:<line>: <message>". gopher-lua's parser only says "syntax
 // error"; Lua's most common wording for it is "unexpected symbol".
-func compileError(err error, src string) error {
-	const prefix = "ERR Error compiling script (new function): "
+func compileError(err error, src, chunkName, prefix string) error {
 	switch e := err.(type) {
 	case *parse.Error:
 		line, tok := e.Pos.Line, e.Token

@@ -56,16 +56,18 @@ type VM struct {
 	rand      uint64 // rand48 state of math.random
 
 	// Per-run state.
-	ctx    context.Context
-	host   Host
-	script *Script
-	resp   int // redis.setresp
-	w      resp.Writer
-	argBuf []byte
-	args   [][]byte
-	ends   []int
+	ctx     context.Context
+	host    Host
+	runName string // the script's SHA1 or the function's name, for errors
+	resp    int    // redis.setresp
+	w       resp.Writer
+	argBuf  []byte
+	args    [][]byte
+	ends    []int
 
 	broken bool // a panic escaped the interpreter: build a new VM
+
+	fn *functionState // FUNCTION libraries in this VM (vm_function.go)
 }
 
 // Broken reports whether the VM must be replaced.
@@ -190,9 +192,9 @@ func (vm *VM) newLib(funcs map[string]lua.LGFunction) *lua.LTable {
 // speaking w.Proto. ctx cancels the script (SCRIPT KILL, shutdown).
 func (vm *VM) Run(ctx context.Context, s *Script, keys, argv [][]byte, host Host, w *resp.Writer) {
 	L := vm.L
-	vm.ctx, vm.host, vm.script, vm.resp = ctx, host, s, 2
+	vm.ctx, vm.host, vm.runName, vm.resp = ctx, host, s.SHA, 2
 	defer func() {
-		vm.ctx, vm.host, vm.script = nil, nil, nil
+		vm.ctx, vm.host, vm.runName = nil, nil, ""
 		vm.globals.RawSetString("KEYS", lua.LNil)
 		vm.globals.RawSetString("ARGV", lua.LNil)
 		L.SetTop(0)
@@ -256,8 +258,8 @@ func (vm *VM) onError(L *lua.LState) int {
 		source, line := "=[C]", -1
 		if dbg.What != "G" {
 			source, line = dbg.Source, dbg.CurrentLine
-			if source == chunkName {
-				source = "@" + chunkName
+			if source == chunkName || source == libChunkName {
+				source = "@" + source
 			}
 		}
 		t.RawSetString("source", lua.LString(source))
@@ -281,7 +283,7 @@ func (vm *VM) writeError(w *resp.Writer, err error) {
 		if msg == "lua callstack overflow" {
 			msg = "stack overflow"
 		}
-		w.Error("ERR Error running script " + vm.script.SHA + ", " + trunc(msg, 100))
+		w.Error("ERR Error running script " + vm.runName + ", " + trunc(msg, 100))
 		return
 	}
 	msg := "ERR execution failure"
@@ -294,7 +296,7 @@ func (vm *VM) writeError(w *resp.Writer, err error) {
 	src, okS := t.RawGetString("source").(lua.LString)
 	line := t.RawGetString("line")
 	if okS && line != lua.LNil {
-		msg += " script: " + vm.script.SHA + ", on " + string(src) + ":" + luaString(line) + "."
+		msg += " script: " + vm.runName + ", on " + string(src) + ":" + luaString(line) + "."
 	}
 	w.Error(msg)
 }

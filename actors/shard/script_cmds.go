@@ -58,8 +58,26 @@ func evalKeys(args [][]byte) ([]int, error) {
 	return idx, nil
 }
 
+// numKeys reads the numkeys argument of EVAL and FCALL; notInt is the
+// reply when it is not a number.
+func (c *Call) numKeys(notInt string) (int64, bool) {
+	n, ok := resp.ParseInt(c.Args[2])
+	switch {
+	case !ok:
+		c.W.Error(notInt)
+	case n > int64(len(c.Args)-3):
+		c.W.Error(errNumKeysMany)
+	case n < 0:
+		c.W.Error(errNumKeysNeg)
+	default:
+		return n, true
+	}
+	return 0, false
+}
+
 func isScriptSpec(s *command.Spec) bool {
-	return s != nil && (s == specEval || s == specEvalSHA || s == specEvalRO || s == specEvalSHARO)
+	return s != nil && (s == specEval || s == specEvalSHA || s == specEvalRO || s == specEvalSHARO ||
+		s == specFcall || s == specFcallRO)
 }
 
 func cmdEval(c *Call)      { c.eval(false, false) }
@@ -70,16 +88,8 @@ func cmdEvalSHARO(c *Call) { c.eval(true, true) }
 // eval runs EVAL-family commands: checks numkeys, finds or compiles the
 // script, then runs it in this shard's VM.
 func (c *Call) eval(bySHA, readOnly bool) {
-	n, ok := resp.ParseInt(c.Args[2])
-	switch {
-	case !ok:
-		c.W.Error(ErrNotInt)
-		return
-	case n > int64(len(c.Args)-3):
-		c.W.Error(errNumKeysMany)
-		return
-	case n < 0:
-		c.W.Error(errNumKeysNeg)
+	n, ok := c.numKeys(ErrNotInt)
+	if !ok {
 		return
 	}
 	cache := c.S.group.Scripts()

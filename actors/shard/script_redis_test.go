@@ -1,14 +1,6 @@
 package shard_test
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/assert"
-
-	"github.com/slotd/slotd/actors/node/nodetest"
-)
+import "testing"
 
 // scrScript is run against slotd and a real redis-server 7.0; every reply
 // must be byte-identical, in RESP2 and in RESP3. slotd runs with one shard
@@ -461,17 +453,4 @@ var scrScript = [][]string{
 	{"EXEC"},
 }
 
-func TestScriptMatchesRedis(t *testing.T) {
-	raddr := nodetest.StartRedis(t)
-	n := nodetest.Start(t, "shard-actors", "1")
-	for _, proto := range []int{2, 3} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			want := respDial(t, raddr, proto)
-			got := respDial(t, n.Addr, proto)
-			for _, cmd := range scrScript {
-				w, g := want.Do(cmd...), got.Do(cmd...)
-				assert.Equal(t, w, g, "%s", strings.Join(cmd, " "))
-			}
-		})
-	}
-}
+func TestScriptMatchesRedis(t *testing.T) { oneShardSameAsRedis(t, scrScript) }

@@ -42,6 +42,7 @@ type scriptGroup struct {
 	base    context.Context // cancelled when the group stops
 	limitMS atomic.Int64    // lua-time-limit (busy-reply-threshold)
 	routing *slots.Holder   // the routing snapshot (cluster mode checks)
+	libs    *script.Libraries
 }
 
 // scriptShard is one shard's scripting state.
@@ -55,6 +56,10 @@ type scriptShard struct {
 	// the client id of the running script's batch.
 	word  atomic.Uint64
 	owner atomic.Uint64
+	// function: the running script is a function (FCALL), not an EVAL.
+	function atomic.Bool
+	running  atomic.Pointer[RunningFunction] // FUNCTION STATS
+	libGen   uint64                          // the registry generation the VM's libraries match
 
 	mu     sync.Mutex // guards ctx/cancel between the actor and SCRIPT KILL
 	ctx    context.Context
@@ -69,6 +74,7 @@ func (g *Group) scriptInit() *scriptGroup {
 	sg := &g.scripts
 	sg.once.Do(func() {
 		sg.cache = script.NewCache()
+		sg.libs = script.NewLibraries()
 		ctx, cancel := context.WithCancel(context.Background())
 		sg.base = ctx
 		go func() {
@@ -128,13 +134,20 @@ func (g *Group) AnyScriptBusy() bool {
 // KillScripts is SCRIPT KILL: it stops every script running longer than
 // lua-time-limit that has not written. It returns the error reply, or ""
 // when a script was killed.
-func (g *Group) KillScripts() string {
-	killed, unkillable := 0, 0
+func (g *Group) KillScripts() string { return g.killLua(false) }
+
+// KillFunction is FUNCTION KILL: as KillScripts, for functions.
+func (g *Group) KillFunction() string { return g.killLua(true) }
+
+func (g *Group) killLua(function bool) string {
+	killed, unkillable, other := 0, 0, 0
 	for i, s := range g.shards {
 		sh := &s.script
 		sh.mu.Lock()
 		v := sh.word.Load()
-		if busy, _ := g.ScriptBusy(i); busy {
+		if busy, _ := g.ScriptBusy(i); busy && sh.function.Load() != function {
+			other++
+		} else if busy {
 			switch v & 3 {
 			case scriptRunning:
 				if sh.word.CompareAndSwap(v, v|scriptKilled) {
@@ -154,6 +167,10 @@ func (g *Group) KillScripts() string {
 		return "UNKILLABLE Sorry the script already executed write commands against the dataset. " +
 			"You can either wait the script termination or kill the server in a hard way using the " +
 			"SHUTDOWN NOSAVE command."
+	case other > 0 && function:
+		return ErrBusy // an EVAL runs: SCRIPT KILL is the way
+	case other > 0:
+		return ErrBusyFunction
 	}
 	return "NOTBUSY No scripts in execution right now."
 }
@@ -272,6 +289,14 @@ func (s *Shard) failBusy(b *Batch) bool {
 
 // runScript executes sc for the EVAL in c and writes its reply.
 func (s *Shard) runScript(c *Call, sc *script.Script, keys, argv [][]byte, readOnly bool) {
+	s.runLua(c, readOnly, false, func(vm *script.VM, ctx context.Context, h script.Host) {
+		vm.Run(ctx, sc, keys, argv, h, c.W)
+	})
+}
+
+// runLua runs a script or function (run) in this shard's VM for the call
+// c, publishing its running state for BUSY replies and SCRIPT KILL.
+func (s *Shard) runLua(c *Call, readOnly, function bool, run func(*script.VM, context.Context, script.Host)) {
 	sg := s.group.scriptInit()
 	sh := &s.script
 	if sh.vm == nil {
@@ -285,6 +310,7 @@ func (s *Shard) runScript(c *Call, sc *script.Script, keys, argv [][]byte, readO
 	if s.cur != nil {
 		sh.owner.Store(s.cur.TraceID() >> 32)
 	}
+	sh.function.Store(function)
 	sh.word.Store(uint64(time.Now().UnixNano())<<2 | scriptRunning)
 	sh.mu.Unlock()
 	defer sh.word.Store(0)
@@ -294,7 +320,7 @@ func (s *Shard) runScript(c *Call, sc *script.Script, keys, argv [][]byte, readO
 	runCtx, done := context.WithCancel(ctx)
 	defer done()
 	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking}
-	sh.vm.Run(runCtx, sc, keys, argv, h, c.W)
+	run(sh.vm, runCtx, h)
 	if sh.vm.Broken() {
 		sh.vm = nil
 	}

@@ -51,6 +51,10 @@ func NewFileReader(b []byte) (*FileReader, int, error) {
 	return &FileReader{r: reader{b: b, p: 9}}, v, nil
 }
 
+// NewPayloadReader reads records of a payload that has no file header
+// (FUNCTION RESTORE's): Verify it first; the footer is the last ten bytes.
+func NewPayloadReader(p []byte) *FileReader { return &FileReader{r: reader{b: p}} }
+
 // Pos is the offset of the next unread byte.
 func (f *FileReader) Pos() int { return f.r.p }
 
