@@ -31,6 +31,7 @@ const TickInterval = 100
 func (s *State) Tick(now int64) {
 	s.tick(now)
 	s.iteration++
+	s.updateMyselfFlags()
 	timeout := s.nodeTimeout()
 	handshakeTimeout := max(timeout, 1000)
 

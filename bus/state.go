@@ -270,6 +270,7 @@ func New(id, shardID string, opts Options) *State {
 	s.myself = me
 	s.seedRand()
 	s.fx = Effects{Save: true, Publish: true}
+	s.updateMyselfFlags()
 	s.updateState()
 	return s
 }
@@ -387,6 +388,7 @@ func (s *State) SetOptions(o Options) {
 	}
 	old := s.opts
 	s.opts = o
+	s.updateMyselfFlags()
 	old.NodeTimeout, old.Rand = o.NodeTimeout, o.Rand
 	if old != o {
 		s.fx.Publish = true

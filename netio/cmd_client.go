@@ -177,6 +177,9 @@ func (s *Server) clientsSnapshot() []*client {
 	for _, cl := range s.clients {
 		out = append(out, cl)
 	}
+	for _, l := range s.links {
+		out = append(out, l.cl)
+	}
 	s.clientMu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
@@ -422,6 +425,10 @@ func clientKill(x *Ctx) {
 func (s *Server) kill(x *Ctx, cl *client) {
 	if cl == x.C {
 		x.C.closing = true
+		return
+	}
+	if cl.conn == nil { // a link slotd opened (masterlink.go)
+		s.closeLink(cl)
 		return
 	}
 	_ = cl.conn.Close()

@@ -73,6 +73,7 @@ type Server struct {
 	stats     stats
 	clientMu  sync.Mutex
 	clients   map[int64]*client
+	links     map[int64]*link // connections slotd opened (masterlink.go), under clientMu
 	ready     chan struct{}
 	stopped   chan struct{}
 	serving   atomic.Bool // Serve was called

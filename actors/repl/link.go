@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -260,11 +261,13 @@ func (l *link) session() error {
 	stop := make(chan struct{})
 	defer close(stop)
 	go l.acker(conn, stop)
-	return l.stream(conn, r, n)
+	ml := l.m.srv.AddMasterLink(conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { _ = conn.Close() })
+	defer ml.Remove()
+	return l.stream(conn, r, n, ml)
 }
 
 // stream reads frames and hands their records to the shards.
-func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
+func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLink) error {
 	shards := l.m.shards
 	mShards := shards.N()
 	same := n == mShards
@@ -324,7 +327,9 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int) error {
 		if _, err := io.ReadFull(r, payload); err != nil {
 			return err
 		}
-		l.lastIO.Store(time.Now().UnixMilli())
+		now := time.Now().UnixMilli()
+		l.lastIO.Store(now)
+		ml.Touch(now, nil)
 		switch kind {
 		case frameStream, frameSnapshot:
 			if i >= n {

@@ -21,6 +21,9 @@ type Server interface {
 	SetReplGate(bits uint32)
 	DeliverPublish(channel, msg []byte)
 	DeliverSPublish(channel, msg []byte)
+	// AddMasterLink shows a replica's link to its primary in CLIENT LIST
+	// (flags=M) and lets CLIENT KILL close it.
+	AddMasterLink(remote, local string, closeFn func()) *netio.MasterLink
 }
 
 // Manager is a node's replication state: its role, replication ids, the
