@@ -126,7 +126,7 @@ func (s *State) Reset(now int64, hard bool, dbEmpty bool) error {
 		s.renameNode(me, s.randomID())
 		me.ShardID = s.randomID()
 	}
-	s.fx.Save = true
+	s.saveDurable()
 	s.fx.Publish = true
 	s.updateState()
 	return nil
@@ -160,7 +160,7 @@ func (s *State) SetConfigEpoch(epoch uint64) error {
 	if s.currentEpoch < epoch {
 		s.currentEpoch = epoch
 	}
-	s.fx.Save = true
+	s.saveDurable()
 	return nil
 }
 
@@ -183,7 +183,7 @@ func (s *State) BumpEpoch() (bumped bool, epoch uint64) {
 	}
 	s.currentEpoch++
 	me.ConfigEpoch = s.currentEpoch
-	s.fx.Save = true
+	s.saveDurable()
 	return true, me.ConfigEpoch
 }
 

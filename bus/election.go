@@ -67,10 +67,18 @@ func (s *State) rank() int {
 func (s *State) handleReplicaFailover(now int64) {
 	me := s.myself
 	m := s.master(me)
-	manual := s.mf.end != 0 && s.mf.canStart
+	manual := s.mf.end != 0
 	// A primary without slots elects a replacement too (Valkey 8's election
 	// in empty shards), so no slot check here.
 	if me.IsMaster() || m == nil || (!m.Failed() && !manual) || (s.opts.ReplicaNoFailover && !manual) {
+		return
+	}
+	if s.mf.won {
+		// A manual failover holds the votes of s.election: it claims once
+		// caught up, or at once if the primary failed meanwhile.
+		if s.mf.caughtUp || m.Failed() {
+			s.winElection(now)
+		}
 		return
 	}
 	nt := s.nodeTimeout()
@@ -121,16 +129,31 @@ func (s *State) handleReplicaFailover(now int64) {
 		e.epoch = s.currentEpoch
 		e.sent = true
 		e.votes = map[string]bool{}
-		s.fx.Save = true
+		s.saveDurable()
+		s.logf("Starting a failover election for epoch %d.", e.epoch)
 		s.requestVotes()
 		return
 	}
 	if len(e.votes) >= s.size/2+1 {
-		if me.ConfigEpoch < e.epoch {
-			me.ConfigEpoch = e.epoch
+		if manual && !s.mf.caughtUp && !m.Failed() {
+			s.manualVotesWon(now) // manual.go
+			return
 		}
-		s.replaceMyMaster(now)
+		s.winElection(now)
 	}
+}
+
+// winElection claims our primary's slots with the epoch of the election
+// whose votes we hold.
+func (s *State) winElection(now int64) {
+	me := s.myself
+	s.logf("Failover election won: I'm the new master.")
+	if e := s.election.epoch; me.ConfigEpoch < e {
+		me.ConfigEpoch = e
+		s.logf("configEpoch set to %d after successful failover", e)
+	}
+	s.saveDurable() // before the PONG claiming the slots goes out
+	s.replaceMyMaster(now)
 }
 
 // requestVotes broadcasts FAILOVER_AUTH_REQUEST; its header carries our
@@ -191,40 +214,60 @@ func (s *State) replaceMyMaster(now int64) {
 }
 
 // receiveAuthRequest decides on a vote (Redis's
-// clusterSendFailoverAuthIfNeeded). Any refusal is silence.
+// clusterSendFailoverAuthIfNeeded). Any refusal is silence, logged with
+// Redis's words.
 func (s *State) receiveAuthRequest(now int64, sender *Node, h *busv1.Header) {
 	me := s.myself
 	if sender == nil || me.IsReplica() || me.numSlots == 0 {
 		return // only slot-serving primaries vote
 	}
 	// Our currentEpoch already took the request's if it was greater.
-	if h.CurrentEpoch < s.currentEpoch || s.lastVoteEpoch == s.currentEpoch {
+	if h.CurrentEpoch < s.currentEpoch {
+		s.logf("Failover auth denied to %.40s: reqEpoch (%d) < curEpoch(%d)", sender.ID, h.CurrentEpoch,
+			s.currentEpoch)
+		return
+	}
+	if s.lastVoteEpoch == s.currentEpoch {
+		s.logf("Failover auth denied to %.40s: already voted for epoch %d", sender.ID, s.currentEpoch)
 		return
 	}
 	m := s.master(sender)
 	force := h.Mflags&uint32(busv1.ManualFailoverFlag_MANUAL_FAILOVER_FLAG_FORCEACK) != 0
-	if sender.IsMaster() || m == nil || (!m.Failed() && !force) {
+	switch {
+	case sender.IsMaster():
+		s.logf("Failover auth denied to %.40s: it is a master node", sender.ID)
+		return
+	case m == nil:
+		s.logf("Failover auth denied to %.40s: I don't know its master", sender.ID)
+		return
+	case !m.Failed() && !force:
+		s.logf("Failover auth denied to %.40s: its master is up", sender.ID)
 		return
 	}
 	if m.votedTime != 0 && now-m.votedTime < 2*s.nodeTimeout() {
+		s.logf("Failover auth denied to %.40s: can't vote about this master before %d milliseconds", sender.ID,
+			2*s.nodeTimeout()-(now-m.votedTime))
 		return
 	}
 	claimed, ok := ParseSlotBitmap(h.Slots)
 	if !ok {
 		return
 	}
-	stale := false
+	stale := -1
 	claimed.ForEach(func(slot int) {
-		if !stale && !s.unclaimed(slot) && s.owner[slot].ConfigEpoch > h.ConfigEpoch {
-			stale = true
+		if stale < 0 && !s.unclaimed(slot) && s.owner[slot].ConfigEpoch > h.ConfigEpoch {
+			stale = slot
 		}
 	})
-	if stale {
+	if stale >= 0 {
+		s.logf("Failover auth denied to %.40s: slot %d epoch (%d) > reqEpoch (%d)", sender.ID, stale,
+			s.owner[stale].ConfigEpoch, h.ConfigEpoch)
 		return
 	}
 	s.lastVoteEpoch = s.currentEpoch
 	m.votedTime = now
-	s.fx.Save = true // before the ACK goes out
+	s.saveDurable() // before the ACK goes out
+	s.logf("Failover auth granted to %.40s for epoch %d", sender.ID, s.currentEpoch)
 	s.send(sender.link, &busv1.Frame{Header: s.header(busv1.Type_TYPE_FAILOVER_AUTH_ACK)})
 }
 

@@ -388,7 +388,7 @@ func (s *State) handleEpochCollision(sender *Node) {
 	}
 	s.currentEpoch++
 	me.ConfigEpoch = s.currentEpoch
-	s.fx.Save = true
+	s.saveDurable()
 }
 
 // receiveFail flags a node FAIL on a known sender's word.

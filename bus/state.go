@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
@@ -108,9 +109,16 @@ func DeriveAnnounce(port, clusterPort, announcePort, announceBusPort int, announ
 // any reply or frame of the step goes out), then Publish, Dial, Send (each
 // link's frames in slice order), Close, and the role changes.
 type Effects struct {
-	// Save: nodes.conf must be rewritten (atomically, fsync'd) before any
-	// reply to the step that caused it, and any frame below, goes out.
+	// Save: nodes.conf must be rewritten before any reply to the step that
+	// caused it, and any frame below, goes out. With Sync the new file must
+	// be durable (fsync'd) by then: the step changed this node's own
+	// configEpoch, last vote or id, or raised currentEpoch by its own
+	// decision (an election, BUMPEPOCH, a collision). Without, it must be
+	// written by then and fsync'd after the step's other effects: it only
+	// records what the node learned from its peers, which they tell again
+	// if a crash loses it.
 	Save bool
+	Sync bool
 	// Publish: the routing table changed; swap in State.Table().
 	Publish bool
 	// Dial: open outbound links. Report the outcome with LinkConnected or
@@ -136,10 +144,18 @@ type Effects struct {
 	Promote bool
 	// PauseWrites, when non-zero, asks to pause client writes until that
 	// unix ms (a replica started a manual failover with us); the shell then
-	// reports the offset it paused at with SetReplOffset. UnpauseWrites
+	// reports the offset it paused at with WritesPaused. UnpauseWrites
 	// ends such a pause early.
 	PauseWrites   int64
 	UnpauseWrites bool
+	// AwaitOffset, when non-zero, asks a replica's shell to call
+	// ReplApplied as soon as the replica has applied its primary's stream
+	// up to that offset (a manual failover waits for it; MFTimeout at
+	// most).
+	AwaitOffset uint64
+	// Log are lines for the server log (warning level), in the words
+	// Redis uses for the same events.
+	Log []string
 	// Deliver: pub/sub messages from other nodes for the local subscribers
 	// (pubsub.go), in arrival order.
 	Deliver []Delivery
@@ -162,7 +178,7 @@ type Send struct {
 func (e Effects) Any() bool {
 	return e.Save || e.Publish || len(e.Dial) > 0 || len(e.Send) > 0 || len(e.Close) > 0 ||
 		e.Replicate != "" || len(e.DropSlots) > 0 || e.Promote || e.PauseWrites != 0 || e.UnpauseWrites ||
-		len(e.Deliver) > 0
+		e.AwaitOffset != 0 || len(e.Deliver) > 0 || len(e.Log) > 0
 }
 
 // MsgType is a cluster bus message type, for the CLUSTER INFO counters.
@@ -306,6 +322,18 @@ func (s *State) tick(now int64) {
 		s.now = now
 	}
 	s.sendImportPong()
+}
+
+// saveDurable asks for a save that must be durable before anything else of
+// the step happens: this node's own epoch, vote or id changed.
+func (s *State) saveDurable() {
+	s.fx.Save = true
+	s.fx.Sync = true
+}
+
+// logf adds a line for the server log.
+func (s *State) logf(format string, args ...any) {
+	s.fx.Log = append(s.fx.Log, fmt.Sprintf(format, args...))
 }
 
 // TakeEffects returns the pending effects and clears them.

@@ -96,8 +96,10 @@ type Replication interface {
 	// Follow makes the node a replica of the primary at host:port (no-op
 	// if it already follows it).
 	Follow(host string, port int)
-	// Promote stops following and serves as a primary, keeping the data.
-	Promote()
+	// Promote stops following and serves as a primary, keeping the data;
+	// done is called, from any goroutine, once client writes are
+	// replicated (the routing table naming myself waits for it).
+	Promote(done func())
 	// Offset is the replication offset: applied from the primary on a
 	// replica, produced on a primary.
 	Offset() int64
@@ -110,6 +112,10 @@ type Replication interface {
 	// with the final offset. UnpauseWrites lifts the pause.
 	PauseWrites(until time.Time, done func(offset int64))
 	UnpauseWrites()
+	// WhenApplied calls done, from any goroutine, as soon as this replica
+	// has applied its primary's stream up to target (not at all if until
+	// passes first).
+	WhenApplied(target int64, until time.Time, done func(offset int64))
 }
 
 // Cluster is a running cluster actor. It implements netio.Cluster.
@@ -272,6 +278,14 @@ type accepted struct{ conn net.Conn }
 // and offset is final.
 type writesPaused struct{ offset int64 }
 
+// replApplied: this replica applied its primary's stream up to offset
+// (the answer to an AwaitOffset effect).
+type replApplied struct{ offset int64 }
+
+// promoted: the replication layer finished a promotion; the routing table
+// held meanwhile goes out.
+type promoted struct{}
+
 // clusterActor owns the bus state. Only the actor goroutine touches it
 // (and Start, before the actor exists).
 type clusterActor struct {
@@ -301,6 +315,10 @@ type clusterActor struct {
 	setSlot          setSlotState // a SETSLOT waiting for the replicas (setslot.go)
 	// following is the "ip:port" replication follows ("" as a primary).
 	following string
+	// promoting: a promotion is under way in the replication layer; until
+	// it is done no table is published (heldTable: one is waiting), so no
+	// client write reaches a shard that does not replicate it yet.
+	promoting, heldTable bool
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -336,7 +354,15 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		a.feedRepl()
 		a.st.Tick(now)
 	case writesPaused:
-		a.st.WritesPaused(uint64(m.offset))
+		a.st.WritesPaused(now, uint64(m.offset))
+	case replApplied:
+		a.st.ReplApplied(now, uint64(m.offset))
+	case promoted:
+		a.promoting = false
+		if a.heldTable {
+			a.heldTable = false
+			a.publish()
+		}
 	case publishMsg:
 		if m.shard {
 			a.st.PublishShard(m.channel, m.message)
@@ -428,21 +454,39 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 	if id := a.st.MyID(); id != *a.myID.Load() { // CLUSTER RESET HARD
 		a.myID.Store(&id)
 	}
+	// A save of what the node learned is written now and fsync'd once the
+	// step's effects are carried out (Effects.Save): a failover's old
+	// primary lifts its write pause without waiting for the disk.
+	syncLater := false
 	if fx.Save {
 		save := a.store.save
-		if a.lazySave {
+		if a.lazySave || !fx.Sync {
 			save = a.store.saveNoSync
+			syncLater = !a.lazySave
 		}
 		if err := save(a.st.Config()); err != nil {
 			return err
 		}
 	}
 	a.lazySave = false
+	if syncLater {
+		defer func() {
+			if err := a.store.sync(); err != nil {
+				a.log.Error().Err(err).Msg("Fatal: can't fsync the cluster config file")
+			}
+		}()
+	}
+	for _, line := range fx.Log {
+		a.log.Warn().Msg(line)
+	}
+	if fx.Promote && a.repl != nil {
+		a.promoting = true
+	}
 	if fx.Publish {
-		t := a.st.Table()
-		a.table.Publish(t)
-		if a.onTable != nil {
-			a.onTable(t)
+		if a.promoting {
+			a.heldTable = true
+		} else {
+			a.publish()
 		}
 	}
 	for _, d := range fx.Dial {
@@ -478,6 +522,15 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 	return nil
 }
 
+// publish swaps in the current routing table.
+func (a *clusterActor) publish() {
+	t := a.st.Table()
+	a.table.Publish(t)
+	if a.onTable != nil {
+		a.onTable(t)
+	}
+}
+
 // roleEffects carries out the replication side of a step: the manual
 // failover's write pause, and following whichever primary the state says
 // myself replicates (or none: promotion). The role is reconciled after
@@ -490,10 +543,16 @@ func (a *clusterActor) roleEffects(ctx actor.Context, fx bus.Effects) {
 	if fx.UnpauseWrites {
 		a.repl.UnpauseWrites()
 	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
 	if fx.PauseWrites != 0 {
-		self, root := ctx.Self(), ctx.ActorSystem().Root
 		a.repl.PauseWrites(time.UnixMilli(fx.PauseWrites), func(off int64) {
 			root.Send(self, writesPaused{offset: off})
+		})
+	}
+	if fx.AwaitOffset != 0 {
+		until := time.Now().Add(bus.MFTimeout * time.Millisecond)
+		a.repl.WhenApplied(int64(fx.AwaitOffset), until, func(off int64) {
+			root.Send(self, replApplied{offset: off})
 		})
 	}
 	me := a.st.Myself()
@@ -501,7 +560,8 @@ func (a *clusterActor) roleEffects(ctx actor.Context, fx bus.Effects) {
 		if a.following != "" || fx.Promote {
 			a.log.Warn().Msg("Promoted to primary: stop replicating and serve the slots")
 			a.following = ""
-			a.repl.Promote()
+			a.promoting = true
+			a.repl.Promote(func() { root.Send(self, promoted{}) })
 		}
 		return
 	}

@@ -23,7 +23,9 @@ import (
 // (epochs and slot owners learned by gossip, roles, peers) is written in
 // place and fsync'd, as Redis 7.0 saves every change it fsyncs: one fsync
 // instead of two plus a rename, which every node pays for every slot a
-// reshard moves. saveNoSync writes in place without fsync (SETSLOT).
+// reshard moves. saveNoSync writes in place without fsync (SETSLOT, and
+// what the node learned, which the actor fsyncs with sync once the step's
+// effects are out: Effects.Sync).
 type store struct {
 	path string
 	lock *os.File
@@ -72,6 +74,14 @@ func (s *store) save(text string) error {
 	}
 	s.mark = mark
 	return nil
+}
+
+// sync fsyncs what saveNoSync wrote.
+func (s *store) sync() error {
+	if s.lock == nil {
+		return nil
+	}
+	return s.lock.Sync()
 }
 
 // saveNoSync rewrites nodes.conf in place without fsync, as Redis 7.0

@@ -95,7 +95,25 @@ func (r *clusterRepl) Follow(host string, port int) {
 	r.role(func() { r.n.Repl.StartReplicaOf(host, port) })
 }
 
-func (r *clusterRepl) Promote() { r.role(r.n.Repl.BecomePrimary) }
+// Promote calls done once client writes are replicated (at once while the
+// node is still starting: clients cannot write yet).
+func (r *clusterRepl) Promote(done func()) {
+	r.mu.Lock()
+	ready := r.ready
+	r.mu.Unlock()
+	if !ready {
+		r.role(r.n.Repl.BecomePrimary)
+		done()
+		return
+	}
+	r.n.Repl.Promote(done)
+}
+
+func (r *clusterRepl) WhenApplied(target int64, until time.Time, done func(offset int64)) {
+	if r.n.Repl != nil {
+		r.n.Repl.WhenApplied(target, until, done)
+	}
+}
 
 // ReplicateSetSlot streams a primary's CLUSTER SETSLOT to its replicas
 // (cluster.SetSlotReplicator).

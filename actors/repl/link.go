@@ -57,10 +57,11 @@ type link struct {
 	wmu      sync.Mutex // writes (handshake, ACKs)
 
 	mu       sync.Mutex
-	masterID string  // replication id of the history we hold
-	synced   bool    // the data is complete up to read (partial resync possible)
-	read     []int64 // primary offsets of what was handed to the shards
-	applied  []int64 // primary offsets known to be applied
+	masterID string        // replication id of the history we hold
+	synced   bool          // the data is complete up to read (partial resync possible)
+	read     []int64       // primary offsets of what was handed to the shards
+	applied  []int64       // primary offsets known to be applied
+	progress chan struct{} // closed when read advances (applied.go)
 
 	sem       chan struct{}
 	batchPool sync.Pool
@@ -116,6 +117,9 @@ func (l *link) setState(st int32) {
 	}
 	if old != st {
 		l.m.updateGate()
+		l.mu.Lock()
+		l.progressed()
+		l.mu.Unlock()
 	}
 }
 
@@ -294,6 +298,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 		pending = 0
 		l.mu.Lock()
 		l.read = append(l.read[:0], read...)
+		l.progressed()
 		l.mu.Unlock()
 	}
 	batchFor := func(j int) *shard.ApplyBatch {

@@ -157,11 +157,20 @@ func (m *Manager) StartReplicaOf(host string, port int) bool {
 // replication id and keeps the old one (with its offsets) as replid2, so
 // replicas of the same primary can continue from it. It is a no-op on a
 // primary. It returns at once.
-func (m *Manager) BecomePrimary() {
+func (m *Manager) BecomePrimary() { m.Promote(nil) }
+
+// Promote is BecomePrimary that calls done (if not nil), off the caller's
+// goroutine, once the shards stream their own writes under the new
+// replication id: from then on a client write is replicated. On a primary
+// done is called at once.
+func (m *Manager) Promote(done func()) {
 	m.mu.Lock()
 	l := m.link
 	if l == nil {
 		m.mu.Unlock()
+		if done != nil {
+			done()
+		}
 		return
 	}
 	m.link = nil
@@ -179,6 +188,9 @@ func (m *Manager) BecomePrimary() {
 			m.replid = newReplID()
 		}
 		m.mu.Unlock()
+		if done != nil {
+			done()
+		}
 		// Replicas learn the new id by reconnecting (PSYNC then continues).
 		m.dropFeeds()
 		m.log.Info().Msg("MASTER MODE enabled")

@@ -49,8 +49,8 @@ func (n *Net) replLinks() {
 // saved as lastVoteEpoch first, and nd never voted in that epoch before.
 func (n *Net) checkVote(nd *Node, s bus.Send) {
 	epoch := s.Frame.GetHeader().GetCurrentEpoch()
-	if nd.savedLVE < epoch {
-		n.fail(nd, "vote for epoch %d sent, lastVoteEpoch saved %d", epoch, nd.savedLVE)
+	if nd.syncedLVE < epoch {
+		n.fail(nd, "vote for epoch %d sent, lastVoteEpoch durable %d", epoch, nd.syncedLVE)
 	}
 	to := fmt.Sprint(s.Link)
 	if prev, dup := nd.Votes[epoch]; dup {

@@ -12,14 +12,16 @@
 // While it runs it checks invariants after every step of every node: the
 // state's own consistency (bus.State.Verify, sampled), and the persistence
 // rule — whatever nodes.conf would record may change only in a step that
-// asks for a Save, and no frame may announce epochs that were not saved
-// first. For failover scenarios it also checks that every vote
-// (FAILOVER_AUTH_ACK) was saved as lastVoteEpoch before it left, that no
+// asks for a Save, no frame may announce epochs that were not saved first,
+// and no primary's frame may claim a configEpoch that was not saved
+// durably (Effects.Sync) first. For failover scenarios it also checks that every vote
+// (FAILOVER_AUTH_ACK) was saved durably as lastVoteEpoch before it left, that no
 // node votes twice in an epoch, and (Config.CheckClaims) that no two up
 // primaries claim a slot with the same configEpoch. Replication is modelled
 // only as far as the bus needs it: a replica's link to its primary is down
-// while either is down or they are partitioned (SetReplLinkDownSince), and
-// offsets are set by the scenarios (SetReplOffset).
+// while either is down or they are partitioned (SetReplLinkDownSince),
+// offsets are set by the scenarios (SetReplOffset), and a scenario answers
+// a replica's AwaitOffset when it decides the replica caught up (Applied).
 package sim
 
 import (
@@ -86,11 +88,17 @@ type Node struct {
 	Sent, Received map[busv1.Type]int
 	// SentBytes is the wire size of what it sent (with Config.CountBytes).
 	SentBytes int
-	// Promotions counts its Promote effects; Pauses lists the PauseWrites
-	// deadlines it was given and Unpauses counts UnpauseWrites.
+	// Promotions counts its Promote effects (PromotedAt: when); Pauses
+	// lists the PauseWrites deadlines it was given (PausedAt: when) and
+	// Unpauses when it was told UnpauseWrites.
 	Promotions int
+	PromotedAt []int64
 	Pauses     []int64
-	Unpauses   int
+	PausedAt   []int64
+	Unpauses   []int64
+	// Awaits lists the offsets it asked to be told about (AwaitOffset
+	// effects); Net.Applied answers them.
+	Awaits []uint64
 	// Votes are the epochs it sent a FAILOVER_AUTH_ACK for, over its whole
 	// life (restarts included).
 	Votes map[uint64]string
@@ -103,7 +111,11 @@ type Node struct {
 	digest   uint64
 	savedCE  uint64
 	savedLVE uint64
-	steps    int
+	// syncedLVE and syncedCfg are lastVoteEpoch and the own configEpoch
+	// as of the last durable save (Effects.Sync).
+	syncedLVE uint64
+	syncedCfg uint64
+	steps     int
 }
 
 // end is one side of a simulated connection.
@@ -223,6 +235,12 @@ func (n *Net) Do(i int, f func(s *bus.State, now int64) error) error {
 	err := f(nd.State, n.now)
 	n.apply(nd)
 	return err
+}
+
+// Applied tells replica i that it has applied its primary's stream up to
+// off (State.ReplApplied, the answer to an AwaitOffset effect).
+func (n *Net) Applied(i int, off uint64) error {
+	return n.Do(i, func(s *bus.State, now int64) error { s.ReplApplied(now, off); return nil })
 }
 
 // Meet makes node i meet node j (CLUSTER MEET at j's current address).
@@ -355,6 +373,7 @@ func (n *Net) Restart(i int, ip string) error {
 	// The shell rewrites nodes.conf at start.
 	st.TakeEffects()
 	n.save(nd)
+	nd.syncedLVE, nd.syncedCfg = st.LastVoteEpoch(), st.Myself().ConfigEpoch
 	nd.ReplDown = 0
 	n.replLinks()
 	n.trace("node %d restarted at %s", i, nd.IP)
@@ -376,6 +395,9 @@ func (n *Net) apply(nd *Node) {
 	nd.steps++
 	if fx.Save {
 		n.save(nd)
+		if fx.Sync {
+			nd.syncedLVE, nd.syncedCfg = st.LastVoteEpoch(), st.Myself().ConfigEpoch
+		}
 	} else if n.cfg.CheckSave {
 		if st.ConfigDigest() != nd.digest {
 			n.fail(nd, "config changed without Save:\nsaved:\n%s\nnow:\n%s", nd.Saved, st.Config())
@@ -393,15 +415,30 @@ func (n *Net) apply(nd *Node) {
 	}
 	if fx.Promote {
 		nd.Promotions++
+		nd.PromotedAt = append(nd.PromotedAt, n.now)
 		n.trace("node %d promoted, epoch %d", nd.Index, st.Myself().ConfigEpoch)
 	}
 	if fx.PauseWrites != 0 {
 		nd.Pauses = append(nd.Pauses, fx.PauseWrites)
-		// Writes stop at once in the simulation: the offset is final.
-		st.WritesPaused(st.ReplOffset())
+		nd.PausedAt = append(nd.PausedAt, n.now)
+		// Writes stop at once in the simulation, and the shell confirms
+		// right after this step: the offset is final.
+		inc := nd.inc
+		n.at(n.now, func() {
+			if nd.Up && nd.inc == inc {
+				nd.State.WritesPaused(n.now, nd.State.ReplOffset())
+				n.apply(nd)
+			}
+		})
+	}
+	if fx.AwaitOffset != 0 {
+		nd.Awaits = append(nd.Awaits, fx.AwaitOffset)
+	}
+	for _, line := range fx.Log {
+		n.trace("node %d log: %s", nd.Index, line)
 	}
 	if fx.UnpauseWrites {
-		nd.Unpauses++
+		nd.Unpauses = append(nd.Unpauses, n.now)
 	}
 	if fx.Replicate != "" || fx.Promote {
 		n.replLinks()
@@ -419,6 +456,9 @@ func (n *Net) apply(nd *Node) {
 		}
 		if h.GetSender() != st.MyID() {
 			n.fail(nd, "frame from %s", h.GetSender())
+		}
+		if me := st.Myself(); me.IsMaster() && h.GetConfigEpoch() > nd.syncedCfg {
+			n.fail(nd, "frame claims configEpoch %d, durable %d", h.GetConfigEpoch(), nd.syncedCfg)
 		}
 		if h.GetType() == busv1.Type_TYPE_FAILOVER_AUTH_ACK {
 			n.checkVote(nd, s)
