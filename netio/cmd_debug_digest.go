@@ -1,7 +1,7 @@
 package netio
 
 import (
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine/keycmd"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -12,10 +12,10 @@ import (
 func init() {
 	RegisterDebug("digest", []string{"DIGEST",
 		"    Output a hex signature representing the current DB content."}, 2,
-		func(x *Ctx) { x.runFanout(shard.DebugDigestSpec) })
+		func(x *Ctx) { x.runFanout(keycmd.DebugDigestSpec) })
 	RegisterDebug("digest-value", []string{"DIGEST-VALUE <key> [<key> ...]",
 		"    Output a hex signature of the values of all the specified keys."}, -2,
-		func(x *Ctx) { x.runFanout(shard.DebugDigestValueSpec) })
+		func(x *Ctx) { x.runFanout(keycmd.DebugDigestValueSpec) })
 }
 
 // runFanout executes spec with this command's arguments across the shards;

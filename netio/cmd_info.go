@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keyspace"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -300,7 +300,7 @@ type keyCounts struct {
 // countKeys runs inside shard sh: key and expire counts of its slots and a
 // bounded sample of remaining TTLs for avg_ttl (Redis estimates it by
 // sampling too).
-func countKeys(sh *shard.Shard, now int64) keyCounts {
+func countKeys(sh *engine.Shard, now int64) keyCounts {
 	var kc keyCounts
 	samples, steps := 64, 1024 // per shard: TTLs to sample, buckets to visit
 	sh.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
@@ -347,7 +347,7 @@ func cmdInfo(x *Ctx) {
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
-			s.shards.Do(i, func(sh *shard.Shard) {
+			s.shards.Do(i, func(sh *engine.Shard) {
 				kc := countKeys(sh, time.Now().UnixMilli())
 				mu.Lock()
 				sum.keys += kc.keys

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -79,7 +79,7 @@ func debugPopulate(x *Ctx) {
 	g := x.S.shards
 	x.Defer(func(d *Deferred) {
 		go func() {
-			pending := make([][]shard.LoadedKey, g.N())
+			pending := make([][]engine.LoadedKey, g.N())
 			var wg sync.WaitGroup
 			flush := func(i int) {
 				if len(pending[i]) == 0 {
@@ -100,7 +100,7 @@ func debugPopulate(x *Ctx) {
 				}
 				slot := slots.HashSlot(key)
 				i := g.Of(slot)
-				pending[i] = append(pending[i], shard.LoadedKey{Slot: slot, Key: key, Keep: true,
+				pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, Key: key, Keep: true,
 					Obj: &rdb.Object{Kind: rdb.KindString, Str: val}})
 				if len(pending[i]) >= 1024 {
 					flush(i)

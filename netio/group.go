@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -22,8 +22,8 @@ type group struct {
 
 	local     resp.Writer
 	localEnds []int
-	batches   []*shard.Batch // by shard index, nil when unused
-	used      []int          // shard indexes with a batch, in first-use order
+	batches   []*engine.Batch // by shard index, nil when unused
+	used      []int           // shard indexes with a batch, in first-use order
 	order     []src
 	fanouts   []fanout
 	deferred  []*Deferred
@@ -60,7 +60,7 @@ const (
 )
 
 type fanout struct {
-	merge shard.Merge
+	merge engine.Merge
 	args  [][]byte
 	proto int
 }
@@ -71,7 +71,7 @@ func newGroup(cl *client, nShards int) *group {
 	g := groupPool.Get().(*group)
 	g.cl = cl
 	if len(g.batches) != nShards {
-		g.batches = make([]*shard.Batch, nShards)
+		g.batches = make([]*engine.Batch, nShards)
 	}
 	g.pending.Store(1)
 	g.done.Store(false)
@@ -120,10 +120,10 @@ func (g *group) endLocal() {
 }
 
 // batch returns the batch for shard i, creating it.
-func (g *group) batch(i int) *shard.Batch {
+func (g *group) batch(i int) *engine.Batch {
 	b := g.batches[i]
 	if b == nil {
-		b = shard.NewBatch()
+		b = engine.NewBatch()
 		b.Done = g
 		g.batches[i] = b
 		g.used = append(g.used, i)
@@ -131,8 +131,8 @@ func (g *group) batch(i int) *shard.Batch {
 	return b
 }
 
-// BatchDone implements shard.Completer; it runs on the shard's goroutine.
-func (g *group) BatchDone(*shard.Batch) { g.partDone() }
+// BatchDone implements engine.Completer; it runs on the shard's goroutine.
+func (g *group) BatchDone(*engine.Batch) { g.partDone() }
 
 func (g *group) partDone() {
 	if g.pending.Add(-1) == 0 {

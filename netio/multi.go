@@ -3,7 +3,7 @@ package netio
 import (
 	"time"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -43,7 +43,7 @@ func init() {
 			First: 1, Last: -1, Step: 1, Categories: []string{"fast", "transaction"}, Group: "transactions",
 			Since: "2.2.0", TxControl: true, WatchCmd: true, Exec: command.Shard,
 			Summary: "Monitors changes to keys to determine the execution of a transaction.",
-			Handler: shard.Handler(shardWatch)},
+			Handler: engine.Handler(shardWatch)},
 	)
 }
 
@@ -86,7 +86,7 @@ func cmdUnwatch(x *Ctx) {
 
 // shardWatch runs in the shard owning the keys; WATCH inside MULTI never
 // gets here (dispatch answers it on the loop).
-func shardWatch(c *shard.Call) {
+func shardWatch(c *engine.Call) {
 	for _, k := range c.Args[1:] {
 		c.Watch(k)
 	}
@@ -170,7 +170,7 @@ func cmdExec(x *Ctx) {
 		s.unwatch(cl)
 		return
 	}
-	var b *shard.Batch
+	var b *engine.Batch
 	marker := -1
 	if slot >= 0 || ws != nil {
 		if slot >= 0 {
@@ -208,9 +208,9 @@ func cmdExec(x *Ctx) {
 
 // watchState returns the client's WATCH state, noting that shard i holds
 // records of it.
-func (cl *client) watchState(i int) *shard.WatchState {
+func (cl *client) watchState(i int) *engine.WatchState {
 	if cl.watch == nil {
-		cl.watch = &shard.WatchState{}
+		cl.watch = &engine.WatchState{}
 	}
 	cl.watch.Shards |= 1 << uint(i%64)
 	return cl.watch
@@ -225,7 +225,7 @@ func (s *Server) unwatch(cl *client) {
 	cl.watch = nil
 	for i := 0; i < s.shards.N(); i++ {
 		if ws.Shards&(1<<uint(i%64)) != 0 {
-			s.shards.Do(i, func(sh *shard.Shard) { sh.Unwatch(ws) })
+			s.shards.Do(i, func(sh *engine.Shard) { sh.Unwatch(ws) })
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -71,20 +71,20 @@ func (s *Server) trackingTotals() (keys, items, prefixes int64) {
 
 // trackCmd tags a shard command with the client's tracking flags; called
 // by execute for every command that goes to a shard.
-func (cl *client) trackCmd(c *shard.Cmd) {
+func (cl *client) trackCmd(c *engine.Cmd) {
 	t := &cl.track
 	if !t.on {
 		return
 	}
 	c.Client = cl.id
 	if t.noloop {
-		c.Track |= shard.TrackNoLoop
+		c.Track |= engine.TrackNoLoop
 	}
 	if t.bcast {
 		return
 	}
 	if (t.optin && t.caching == 1) || (t.optout && t.caching != -1) || (!t.optin && !t.optout) {
-		c.Track |= shard.TrackRead
+		c.Track |= engine.TrackRead
 	}
 }
 
@@ -331,7 +331,7 @@ func clientTrackingInfo(x *Ctx) {
 	}
 }
 
-// tracker implements shard.Tracker.
+// tracker implements engine.Tracker.
 type tracker Server
 
 func (tr *tracker) Invalidate(ids []int64, key []byte) {

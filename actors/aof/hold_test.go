@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/node/nodetest"
-	"github.com/slotd/slotd/actors/shard"
 )
 
 // fakeLog is an AOF in always mode whose fsync the test completes.
@@ -23,7 +23,7 @@ func (f *fakeLog) Append(recs []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for len(recs) > 0 {
-		_, _, payload, rest, ok := shard.NextRecord(recs)
+		_, _, payload, rest, ok := engine.NextRecord(recs)
 		if !ok {
 			break
 		}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/slots"
 )
@@ -122,11 +122,11 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 		return 0, err
 	}
 	r := replayer{m: m, specs: map[string]*command.Spec{}, sem: make(chan struct{}, 4),
-		batches: make([]*shard.ApplyBatch, m.g.N())}
+		batches: make([]*engine.ApplyBatch, m.g.N())}
 	defer r.wg.Wait()
 	pos, txStart, count := 0, -1, 0
 	var args [][]byte
-	var tx []shard.Replicated
+	var tx []engine.Replicated
 	for pos < len(b) {
 		var n int
 		args, n, err = parseCommand(b[pos:], args[:0])
@@ -163,17 +163,17 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 				for s := i; s < slots.NumSlots; s += m.g.N() {
 					all = append(all, s)
 				}
-				rc := shard.Replicated{Flush: all, Slot: -1}
+				rc := engine.Replicated{Flush: all, Slot: -1}
 				if txStart >= 0 {
 					tx = append(tx, rc)
 				} else {
 					r.addTo(i, rc)
 				}
 			}
-		case string(args[0]) == shard.FlushSlots:
+		case string(args[0]) == engine.FlushSlots:
 			for _, a := range args[1:] {
 				if s, ok := atoiSlot(a); ok {
-					rc := shard.Replicated{Flush: []int{s}, Slot: -1}
+					rc := engine.Replicated{Flush: []int{s}, Slot: -1}
 					if txStart >= 0 {
 						tx = append(tx, rc)
 					} else {
@@ -201,7 +201,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 						path, pos, trunc(string(args[0]), 64))
 				}
 			}
-			rc := shard.Replicated{Spec: spec, Payload: payload, Slot: slot}
+			rc := engine.Replicated{Spec: spec, Payload: payload, Slot: slot}
 			if txStart >= 0 {
 				tx = append(tx, rc)
 			} else {
@@ -238,19 +238,19 @@ type replayer struct {
 	m       *Manager
 	specs   map[string]*command.Spec
 	idx     []int
-	batches []*shard.ApplyBatch
+	batches []*engine.ApplyBatch
 	sem     chan struct{}
 	wg      sync.WaitGroup
 }
 
-func (r *replayer) add(rc shard.Replicated) {
+func (r *replayer) add(rc engine.Replicated) {
 	if rc.Slot < 0 && len(rc.Flush) > 1 && r.ownsAll(rc.Flush) {
 		r.addTo(r.m.g.Of(rc.Flush[0]), rc)
 		return
 	}
 	if rc.Slot < 0 {
 		for _, s := range rc.Flush {
-			r.addTo(r.m.g.Of(s), shard.Replicated{Flush: []int{s}, Slot: -1})
+			r.addTo(r.m.g.Of(s), engine.Replicated{Flush: []int{s}, Slot: -1})
 		}
 		return
 	}
@@ -267,10 +267,10 @@ func (r *replayer) ownsAll(list []int) bool {
 	return true
 }
 
-func (r *replayer) addTo(i int, rc shard.Replicated) {
+func (r *replayer) addTo(i int, rc engine.Replicated) {
 	b := r.batches[i]
 	if b == nil {
-		b = &shard.ApplyBatch{Offset: -1}
+		b = &engine.ApplyBatch{Offset: -1}
 		r.batches[i] = b
 	}
 	b.Cmds = append(b.Cmds, rc)

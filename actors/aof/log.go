@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/slots"
 )
 
-// shardLog is one shard's open incr file (shard.AOF). Append runs in the
+// shardLog is one shard's open incr file (engine.AOF). Append runs in the
 // shard's turns; a syncer goroutine fsyncs (at once under always, once a
 // second under everysec) and releases the replies waiting for it.
 //
@@ -66,14 +66,14 @@ func newShardLog(m *Manager, id int, cur *os.File, name string, size int64) *sha
 
 func (l *shardLog) isSnapped(slot int) bool { return l.snapped[slot>>6]&(1<<(slot&63)) != 0 }
 
-// Append implements shard.AOF: the records lose their framing (each file
+// Append implements engine.AOF: the records lose their framing (each file
 // is plain RESP, as Redis's) and are written at once, so a killed process
 // loses nothing the kernel has.
 func (l *shardLog) Append(recs []byte) {
 	rewriting := l.next != nil
 	l.buf, l.nbuf = l.buf[:0], l.nbuf[:0]
 	for len(recs) > 0 {
-		slot, _, payload, rest, ok := shard.NextRecord(recs)
+		slot, _, payload, rest, ok := engine.NextRecord(recs)
 		if !ok {
 			break
 		}
@@ -160,9 +160,9 @@ func (l *shardLog) retry() {
 // rewrite: FLUSHSLOTS keeps only the slots already in the new base (a
 // flush of a slot snapshotted later is in the base already).
 func (l *shardLog) slotless(dst, payload []byte) []byte {
-	args, ok := shard.SplitCommand(payload, l.args[:0])
+	args, ok := engine.SplitCommand(payload, l.args[:0])
 	l.args = args
-	if !ok || len(args) == 0 || string(args[0]) != shard.FlushSlots {
+	if !ok || len(args) == 0 || string(args[0]) != engine.FlushSlots {
 		return append(dst, payload...)
 	}
 	keep := [][]byte{args[0]}
@@ -177,10 +177,10 @@ func (l *shardLog) slotless(dst, payload []byte) []byte {
 	return appendCommand(dst, keep)
 }
 
-// Always implements shard.AOF.
+// Always implements engine.AOF.
 func (l *shardLog) Always() bool { return l.m.Always() }
 
-// AfterSync implements shard.AOF.
+// AfterSync implements engine.AOF.
 func (l *shardLog) AfterSync(fn func()) {
 	l.mu.Lock()
 	if len(l.waiters) == 0 && (l.synced >= l.written || !l.m.Always()) {
@@ -210,7 +210,7 @@ func (l *shardLog) syncLoop() {
 			l.syncOnce(false)
 		case <-t.C:
 			if l.failing.Load() {
-				l.m.g.Do(l.id, func(*shard.Shard) { l.retry() })
+				l.m.g.Do(l.id, func(*engine.Shard) { l.retry() })
 			}
 			if l.m.Policy() == policyEverysec {
 				l.syncOnce(false)

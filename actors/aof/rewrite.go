@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -148,7 +148,7 @@ func (m *Manager) eachLog(logs []*shardLog, fn func(*shardLog)) {
 	var wg sync.WaitGroup
 	for i, l := range logs {
 		wg.Add(1)
-		m.g.Do(i, func(*shard.Shard) {
+		m.g.Do(i, func(*engine.Shard) {
 			fn(l)
 			wg.Done()
 		})
@@ -173,7 +173,7 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog, rdbBase bool) (int
 			return 0, fmt.Errorf("opening the AOF incr file %s: %w", name, err)
 		}
 		done := make(chan struct{})
-		m.g.Do(i, func(*shard.Shard) {
+		m.g.Do(i, func(*engine.Shard) {
 			l.beginRewrite(incr, name)
 			close(done)
 		})
@@ -214,7 +214,7 @@ func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, erro
 	}
 	opt := rdb.Options{Compress: m.cfg.Bool("rdbcompression"), ListFill: int(m.cfg.Int("list-max-listpack-size"))}
 	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
-		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch shard.SaveChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch engine.SaveChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
 	}, func(b []byte) error {
 		crc = rdb.CRC64(crc, b)
 		size += int64(len(b))
@@ -235,10 +235,10 @@ func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, erro
 func (m *Manager) writeRESPBase(w *bufio.Writer, i int, l *shardLog) (int64, error) {
 	var size int64
 	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
-		m.g.RecordSlots(i, from, chunkBudget, func(ch shard.RecordChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+		m.g.RecordSlots(i, from, chunkBudget, func(ch engine.RecordChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
 	}, func(recs []byte) error {
 		for len(recs) > 0 {
-			_, _, payload, rest, ok := shard.NextRecord(recs)
+			_, _, payload, rest, ok := engine.NextRecord(recs)
 			if !ok {
 				break
 			}

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/script"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -51,7 +51,7 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 		return 0, 0, err
 	}
 	now := time.Now().UnixMilli()
-	pending := make([][]shard.LoadedKey, m.g.N())
+	pending := make([][]engine.LoadedKey, m.g.N())
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
@@ -187,7 +187,7 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			}
 			slot := slots.HashSlot(key)
 			i := m.g.Of(slot)
-			pending[i] = append(pending[i], shard.LoadedKey{Slot: slot, Key: key, Expire: exp, Obj: o})
+			pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, Key: key, Expire: exp, Obj: o})
 			if len(pending[i]) >= loadBatch {
 				flush(i)
 			}

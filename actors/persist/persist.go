@@ -3,7 +3,7 @@
 // slotd by copying the file.
 //
 // A save asks each shard actor in turn for its keys, a few slots per actor
-// turn (shard.Group.SaveSlots): clients keep being served between turns,
+// turn (engine.Group.SaveSlots): clients keep being served between turns,
 // and every slot is captured at one instant. The file as a whole is not one
 // point in time across shards or slots — unlike a forked Redis child — but
 // each slot is consistent, which is what cluster operations (migration,
@@ -27,8 +27,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/slots"
 )
@@ -43,7 +43,7 @@ const chunkBudget = 32 << 10
 
 // Manager owns the snapshot state of one node.
 type Manager struct {
-	g   *shard.Group
+	g   *engine.Group
 	cfg *config.Config
 	log zerolog.Logger
 
@@ -79,7 +79,7 @@ type Manager struct {
 }
 
 // New returns a manager for the shards of a node.
-func New(g *shard.Group, cfg *config.Config, log zerolog.Logger) *Manager {
+func New(g *engine.Group, cfg *config.Config, log zerolog.Logger) *Manager {
 	m := &Manager{g: g, cfg: cfg, log: log, stop: make(chan struct{})}
 	m.lastSave.Store(time.Now().Unix())
 	m.lastOK.Store(true)
@@ -274,12 +274,12 @@ func (m *Manager) encode(cw *crcWriter) error {
 	b = m.g.Functions().AppendRecords(b, compress)
 	cw.write(b)
 
-	reply := make(chan shard.SaveChunk, 1)
+	reply := make(chan engine.SaveChunk, 1)
 	var total, skipped int
 	for i := 0; i < m.g.N(); i++ {
 		for from := 0; from < slots.NumSlots; {
-			m.g.SaveSlots(i, from, chunkBudget, opt, func(ch shard.SaveChunk) { reply <- ch })
-			var ch shard.SaveChunk
+			m.g.SaveSlots(i, from, chunkBudget, opt, func(ch engine.SaveChunk) { reply <- ch })
+			var ch engine.SaveChunk
 			select {
 			case ch = <-reply:
 			case <-m.stop:

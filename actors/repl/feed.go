@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio"
 )
 
@@ -15,7 +15,7 @@ const (
 	feedOnline        // streaming ("online")
 )
 
-// feed is one connected replica, on the primary. It is the shard.Sink its
+// feed is one connected replica, on the primary. It is the engine.Sink its
 // primary's shards write frames to, from their own goroutines.
 type feed struct {
 	m    *Manager
@@ -44,7 +44,7 @@ func newFeed(m *Manager, conn netio.FeedConn, id int, ip string, port int) *feed
 	return f
 }
 
-// Frame implements shard.Sink.
+// Frame implements engine.Sink.
 func (f *feed) Frame(kind byte, sh int, offset int64, payload []byte) bool {
 	if f.dead.Load() {
 		return false
@@ -55,7 +55,7 @@ func (f *feed) Frame(kind byte, sh int, offset int64, payload []byte) bool {
 		f.kill("")
 		return false
 	}
-	if kind == shard.FrameSynced && int(f.synced.Add(1)) == f.n {
+	if kind == engine.FrameSynced && int(f.synced.Add(1)) == f.n {
 		f.state.Store(feedOnline)
 		f.m.log.Info().Str("replica", f.addr()).Msg("Synchronization with replica succeeded")
 	}

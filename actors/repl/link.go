@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 )
@@ -276,7 +276,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 	mShards := shards.N()
 	same := n == mShards
 	timeout := time.Duration(l.m.cfg.Int("repl-timeout")) * time.Second
-	batches := make([]*shard.ApplyBatch, mShards)
+	batches := make([]*engine.ApplyBatch, mShards)
 	read := l.readVec()
 	if len(read) != n {
 		read = make([]int64, n)
@@ -301,7 +301,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 		l.progressed()
 		l.mu.Unlock()
 	}
-	batchFor := func(j int) *shard.ApplyBatch {
+	batchFor := func(j int) *engine.ApplyBatch {
 		b := batches[j]
 		if b == nil {
 			b = l.newBatch()
@@ -346,12 +346,12 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 			}
 			recs := payload
 			for len(recs) > 0 {
-				slot, rec, body, rest, ok := shard.NextRecord(recs)
+				slot, rec, body, rest, ok := engine.NextRecord(recs)
 				if !ok {
 					return errors.New("truncated record")
 				}
 				recs = rest
-				argBuf, ok = shard.SplitCommand(body, argBuf[:0])
+				argBuf, ok = engine.SplitCommand(body, argBuf[:0])
 				if !ok || len(argBuf) == 0 {
 					return errors.New("bad record")
 				}
@@ -360,7 +360,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 					raw = rec
 				}
 				if slot < 0 {
-					if strings.EqualFold(string(argBuf[0]), shard.FlushSlots) {
+					if strings.EqualFold(string(argBuf[0]), engine.FlushSlots) {
 						l.flushSlots(argBuf[1:], stream, batchFor)
 					} else {
 						l.m.applySetSlot(argBuf) // setslot.go
@@ -369,7 +369,7 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 				}
 				j := slot % mShards
 				b := batchFor(j)
-				b.Cmds = append(b.Cmds, shard.Replicated{Spec: l.spec(argBuf), Payload: body, Slot: slot, Raw: raw})
+				b.Cmds = append(b.Cmds, engine.Replicated{Spec: l.spec(argBuf), Payload: body, Slot: slot, Raw: raw})
 			}
 			if same {
 				batchFor(i).Offset = off
@@ -392,8 +392,8 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 			default:
 			}
 		case framePublish:
-			_, _, body, _, ok := shard.NextRecord(payload)
-			if args, ok2 := shard.SplitCommand(body, nil); ok && ok2 && len(args) == 3 {
+			_, _, body, _, ok := engine.NextRecord(payload)
+			if args, ok2 := engine.SplitCommand(body, nil); ok && ok2 && len(args) == 3 {
 				sharded := strings.EqualFold(string(args[0]), "SPUBLISH")
 				if sharded {
 					l.m.srv.DeliverSPublish(args[1], args[2])
@@ -414,11 +414,11 @@ func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLin
 // newBatch takes an apply batch from the link's pool: batches come back
 // once their shard applied them, with their command slice, so a replica
 // does not allocate per batch.
-func (l *link) newBatch() *shard.ApplyBatch {
-	if b, ok := l.batchPool.Get().(*shard.ApplyBatch); ok {
+func (l *link) newBatch() *engine.ApplyBatch {
+	if b, ok := l.batchPool.Get().(*engine.ApplyBatch); ok {
 		return b
 	}
-	b := &shard.ApplyBatch{Offset: -1}
+	b := &engine.ApplyBatch{Offset: -1}
 	b.Done = func() {
 		clear(b.Cmds)
 		b.Cmds, b.Offset = b.Cmds[:0], -1
@@ -433,7 +433,7 @@ func (l *link) newBatch() *shard.ApplyBatch {
 
 // flushSlots splits a FLUSHSLOTS record by the shard owning each slot
 // here; each shard streams its own part.
-func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *shard.ApplyBatch) {
+func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *engine.ApplyBatch) {
 	m := l.m.shards.N()
 	parts := make([][]int, m)
 	for _, a := range args {
@@ -447,13 +447,13 @@ func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *shard.
 		if len(slots) == 0 {
 			continue
 		}
-		rc := shard.Replicated{Flush: slots, Slot: -1}
+		rc := engine.Replicated{Flush: slots, Slot: -1}
 		if stream {
-			rec := [][]byte{[]byte(shard.FlushSlots)}
+			rec := [][]byte{[]byte(engine.FlushSlots)}
 			for _, s := range slots {
 				rec = append(rec, []byte(strconv.Itoa(s)))
 			}
-			rc.Raw = shard.AppendRecord(nil, -1, rec)
+			rc.Raw = engine.AppendRecord(nil, -1, rec)
 		}
 		b := batchFor(j)
 		b.Cmds = append(b.Cmds, rc)

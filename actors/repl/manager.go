@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
@@ -33,7 +33,7 @@ type Server interface {
 type Manager struct {
 	cfg    *config.Config
 	log    zerolog.Logger
-	shards *shard.Group
+	shards *engine.Group
 	srv    Server
 
 	mu       sync.Mutex
@@ -63,7 +63,7 @@ type Manager struct {
 type Options struct {
 	Config *config.Config
 	Log    zerolog.Logger
-	Shards *shard.Group
+	Shards *engine.Group
 	Server Server
 }
 
@@ -652,7 +652,7 @@ func (m *Manager) Publish(sharded bool, channel, msg []byte) {
 	if sharded {
 		kind = "SPUBLISH"
 	}
-	rec := shard.AppendRecord(nil, -1, [][]byte{[]byte(kind), channel, msg})
+	rec := engine.AppendRecord(nil, -1, [][]byte{[]byte(kind), channel, msg})
 	for _, f := range feeds {
 		if f.state.Load() == feedOnline {
 			f.send(framePublish, rec)

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// Cmd is one command inside a Batch.
+type Cmd struct {
+	Spec   *command.Spec
+	Args   [][]byte
+	Slot   int32
+	Proto  uint8
+	Asking bool
+	// Result is where fanout handlers leave their part for the merge.
+	Result any
+	// NoBlock makes blocking commands answer at once (inside MULTI).
+	NoBlock bool
+	// Watch is the client's WATCH state (WATCH, and transaction starts).
+	Watch *WatchState
+	// TxBegin > 0 marks the start of a transaction's commands in this
+	// batch: if Watch says the transaction aborted, the next TxBegin
+	// commands are skipped and Result is set to true.
+	TxBegin int32
+	// Client is the sending connection's id and Track its CLIENT TRACKING
+	// flags for this command (TrackRead, TrackNoLoop; tracking.go).
+	Client int64
+	Track  uint8
+
+	argFirst, argN int32
+}
+
+// Completer is told when a shard has executed every command of a batch. It
+// may be called on any goroutine.
+type Completer interface {
+	BatchDone(b *Batch)
+}
+
+// Batch carries all commands of one client read that go to one shard actor,
+// with their arguments copied out of the network buffer. Replies are appended
+// to Out in command order; Ends[i] is the end offset of command i's reply.
+type Batch struct {
+	Cmds []Cmd
+	Out  resp.Writer
+	Ends []int
+	Done Completer
+	// Ctx is an opaque value for the completer (its group).
+	Ctx any
+
+	arena []byte
+	offs  []int
+	argv  [][]byte
+
+	enq     int64 // unix ns when queued, set only while tracing
+	traceID uint64
+	warm    uint64 // sink for prefetch.go's loads
+}
+
+// EnqueuedAt implements trace.Stamped.
+func (b *Batch) EnqueuedAt() int64 { return b.enq }
+
+// TraceID implements trace.Stamped: the client id and read sequence the
+// batch came from, so a command can be followed from loop to shard.
+func (b *Batch) TraceID() uint64 { return b.traceID }
+
+// SetTrace tags the batch with a trace id (netio: client id << 32 | read).
+func (b *Batch) SetTrace(id uint64) { b.traceID = id }
+
+var batchPool = sync.Pool{New: func() any { return &Batch{} }}
+
+// NewBatch takes a cleared batch from the pool.
+func NewBatch() *Batch { return batchPool.Get().(*Batch) }
+
+// Release clears b and returns it to the pool. Call only once the shard has
+// reported it done and its replies have been written out.
+func (b *Batch) Release() {
+	if cap(b.arena) > 1<<20 {
+		b.arena = nil
+	}
+	if cap(b.Out.B) > 1<<20 {
+		b.Out.B = nil
+	}
+	for i := range b.Cmds {
+		b.Cmds[i] = Cmd{}
+	}
+	b.Cmds = b.Cmds[:0]
+	b.Out.B = b.Out.B[:0]
+	b.Ends = b.Ends[:0]
+	b.arena = b.arena[:0]
+	b.offs = b.offs[:0]
+	clear(b.argv)
+	b.argv = b.argv[:0]
+	b.Done = nil
+	b.Ctx = nil
+	b.enq, b.traceID, b.warm = 0, 0, 0
+	batchPool.Put(b)
+}
+
+// Add appends a command, copying its arguments (they usually point into a
+// network buffer that is reused after the read).
+func (b *Batch) Add(spec *command.Spec, args [][]byte, slot int, proto int, asking bool) {
+	first := len(b.offs) / 2
+	for _, a := range args {
+		start := len(b.arena)
+		b.arena = append(b.arena, a...)
+		b.offs = append(b.offs, start, len(b.arena))
+	}
+	b.Cmds = append(b.Cmds, Cmd{Spec: spec, Slot: int32(slot), Proto: uint8(proto), Asking: asking,
+		argFirst: int32(first), argN: int32(len(args))})
+}
+
+// seal builds the argument vectors once the arena no longer moves.
+func (b *Batch) seal() {
+	b.argv = b.argv[:0]
+	for i := 0; i < len(b.offs); i += 2 {
+		s, e := b.offs[i], b.offs[i+1]
+		b.argv = append(b.argv, b.arena[s:e:e])
+	}
+	for i := range b.Cmds {
+		c := &b.Cmds[i]
+		c.Args = b.argv[c.argFirst : c.argFirst+c.argN]
+	}
+}

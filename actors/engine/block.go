@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"time"
+)
+
+// Blocking commands (BLPOP and friends). The event loop stops reading a
+// client's input after a blocking command, so it is always the last command
+// of its batch: when it cannot be served the shard parks the whole batch,
+// without reporting it done, until a write signals one of its keys, its
+// timeout fires, or the client goes away.
+
+// blocked is one parked command.
+type blocked struct {
+	b       *Batch
+	cmd     *Cmd
+	keys    []string
+	timer   *time.Timer
+	done    bool
+	timeout func(c *Call) // writes the timeout reply
+}
+
+type unblockTimeout struct{ bl *blocked }
+
+// Block parks the current command: keys are what it waits on, timeout 0
+// waits forever; onTimeout writes the reply when the timeout fires (a null
+// array for BLPOP). The handler must return right after calling Block and
+// must not have written a reply. Inside MULTI (c.Cmd.InTx) commands never
+// block: the handler should reply as if the timeout fired at once.
+func (c *Call) Block(keys [][]byte, timeout time.Duration, onTimeout func(c *Call)) {
+	s := c.S
+	s.parked = true
+	if s.rerun != nil && s.rerun.cmd == c.Cmd {
+		return // still waiting: keep the original place in line
+	}
+	bl := &blocked{b: s.cur, cmd: c.Cmd, timeout: onTimeout}
+	for _, k := range keys {
+		ks := string(k)
+		bl.keys = append(bl.keys, ks)
+		if s.blocked == nil {
+			s.blocked = map[string][]*blocked{}
+		}
+		s.blocked[ks] = append(s.blocked[ks], bl)
+	}
+	if timeout > 0 {
+		pid := s.group.pids[s.ID]
+		root := s.group.root
+		bl.timer = time.AfterFunc(timeout, func() { root.Send(pid, unblockTimeout{bl}) })
+	}
+	s.Stats.Blocked.Add(1)
+}
+
+// CanBlock reports whether the current command may block (false inside a
+// transaction or script, where blocking commands behave as if timed out).
+func (c *Call) CanBlock() bool { return !c.Cmd.NoBlock }
+
+// wake re-runs the commands blocked on keys signalled by the last command,
+// oldest first. A re-run either serves (its batch completes) or blocks
+// again, keeping its place in line.
+func (s *Shard) wake() {
+	saved := s.cur
+	for len(s.ready) > 0 {
+		key := s.ready[0]
+		s.ready = s.ready[1:]
+		for _, bl := range append([]*blocked(nil), s.blocked[key]...) {
+			if bl.done {
+				continue
+			}
+			s.rerun = bl
+			s.cur = bl.b
+			s.runOne(bl.b, bl.cmd)
+			s.rerun = nil
+			if s.parked {
+				s.parked = false
+				continue
+			}
+			s.unpark(bl)
+			s.finish(bl.b)
+		}
+	}
+	s.ready = s.ready[:0]
+	s.cur = saved
+}
+
+// unpark removes bl from every key it waits on and stops its timer.
+func (s *Shard) unpark(bl *blocked) {
+	bl.done = true
+	if bl.timer != nil {
+		bl.timer.Stop()
+	}
+	for _, k := range bl.keys {
+		list := s.blocked[k]
+		for i, x := range list {
+			if x == bl {
+				list = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(s.blocked, k)
+		} else {
+			s.blocked[k] = list
+		}
+	}
+	s.Stats.Blocked.Add(-1)
+}
+
+func (s *Shard) onTimeout(bl *blocked) {
+	if bl.done {
+		return
+	}
+	s.unpark(bl)
+	s.now = time.Now().UnixMilli()
+	b := bl.b
+	b.Out.Proto = int(bl.cmd.Proto)
+	c := &s.call
+	*c = Call{Args: bl.cmd.Args, W: &b.Out, Slot: int(bl.cmd.Slot), Now: s.now, S: s, Cmd: bl.cmd}
+	bl.timeout(c)
+	b.Ends = append(b.Ends, len(b.Out.B))
+	s.finish(b)
+}
+
+// CancelBlocked drops a parked batch whose client disconnected.
+func (s *Shard) CancelBlocked(b *Batch) {
+	for _, list := range s.blocked {
+		for _, bl := range list {
+			if bl.b == b && !bl.done {
+				s.unpark(bl)
+				b.Out.Null()
+				b.Ends = append(b.Ends, len(b.Out.B))
+				s.finish(b)
+				return
+			}
+		}
+	}
+}
+
+// signalBlocked notes that key may now serve blocked clients.
+func (s *Shard) signalBlocked(key []byte) {
+	if len(s.blocked) == 0 {
+		return
+	}
+	if _, ok := s.blocked[string(key)]; ok {
+		s.ready = append(s.ready, string(key))
+	}
+}
+
+// BlockedClients is the number of parked commands (INFO blocked_clients).
+func (g *Group) BlockedClients() int64 {
+	var n int64
+	for _, s := range g.shards {
+		n += s.Stats.Blocked.Load()
+	}
+	return n
+}

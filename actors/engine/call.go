@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// Call is the execution context of one shard command. All keys of the
+// command hash to Slot (the event loop checked it before dispatch).
+type Call struct {
+	Args [][]byte
+	W    *resp.Writer
+	Slot int
+	Now  int64 // unix ms, fixed for the whole batch
+	S    *Shard
+	Cmd  *Cmd
+
+	unchanged  bool // set by Unchanged
+	signalled  bool // the handler signalled keys itself (Signal)
+	propagated bool // the handler chose its replicated form (Propagate)
+	master     bool // applied from the primary's stream (replica)
+}
+
+// Unchanged tells the shard that this write command modified nothing (SET
+// NX on an existing key, GETEX without options, ...), so its keys are not
+// signalled to WATCHers and blocked clients, as Redis does not signal them.
+func (c *Call) Unchanged() { c.unchanged = true }
+
+// Lookup returns the live entry for key, deleting it first if it has
+// expired (lazy expiry). It counts keyspace hits and misses.
+func (c *Call) Lookup(key []byte) *keyspace.Entry {
+	e := c.peek(key)
+	if e == nil {
+		c.S.Stats.Misses.Add(1)
+	} else {
+		c.S.Stats.Hits.Add(1)
+	}
+	return e
+}
+
+// LookupWrite is Lookup without hit/miss accounting (as Redis does for
+// lookups made by writes).
+func (c *Call) LookupWrite(key []byte) *keyspace.Entry { return c.peek(key) }
+
+func (c *Call) peek(key []byte) *keyspace.Entry {
+	// The index lookup compares ks by address only: one cache miss less
+	// than reading the slot's Keyspace.
+	ks := c.S.spaces[c.Slot]
+	e := c.S.index.Lookup(ks, key)
+	if e == nil {
+		return nil
+	}
+	if e.Expire != 0 && e.Expire <= c.Now {
+		if c.S.replica && !(c.Cmd != nil && c.Cmd.Spec != nil && c.Cmd.Spec.Write()) {
+			// Replicas hide keys past their TTL but leave the deletion to
+			// the primary's DEL (writes of a writable replica do delete).
+			return nil
+		}
+		ks.DeleteEntry(e)
+		c.S.signalWatch(key)
+		if c.S.trackingActive() {
+			c.S.trackInvalidate(key)
+		}
+		c.S.removed(c.Slot)
+		c.S.Stats.Expired.Add(1)
+		c.S.propagateExpired(c.Slot, key)
+		return nil
+	}
+	return e
+}
+
+// Create adds a new entry for key (which must not exist).
+func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
+	ks := c.S.Keyspace(c.Slot, true)
+	e := ks.Add(key)
+	e.Kind = kind
+	c.S.added(c.Slot)
+	return e
+}
+
+// CreateString adds a new string entry for key (which must not exist)
+// holding a copy of val, stored next to the key.
+func (c *Call) CreateString(key, val []byte) *keyspace.Entry {
+	e := c.S.Keyspace(c.Slot, true).AddString(key, val)
+	c.S.added(c.Slot)
+	return e
+}
+
+// Delete removes key; it reports whether a live key was removed.
+func (c *Call) Delete(key []byte) bool {
+	e := c.peek(key)
+	if e == nil {
+		return false
+	}
+	c.S.spaces[c.Slot].DeleteEntry(e)
+	c.S.removed(c.Slot)
+	return true
+}
+
+// SetExpire sets or clears (ms == 0) the TTL of e.
+func (c *Call) SetExpire(e *keyspace.Entry, ms int64) {
+	c.S.spaces[c.Slot].SetExpire(e, ms)
+}
+
+// Keyspace is the keyspace of the command's slot (nil if it has none).
+func (c *Call) Keyspace() *keyspace.Keyspace { return c.S.spaces[c.Slot] }
+
+// Result stores a fanout part.
+func (c *Call) Result(v any) { c.Cmd.Result = v }
+
+// Error texts shared by many commands (Redis's wording).
+const (
+	ErrWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrNotInt    = "ERR value is not an integer or out of range"
+	ErrNotFloat  = "ERR value is not a valid float"
+	ErrSyntax    = "ERR syntax error"
+	ErrOverflow  = "ERR increment or decrement would overflow"
+)

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/slotd/slotd/actors/script"
+	"github.com/slotd/slotd/netio/command"
+)
+
+// FCALL and FCALL_RO: calls of functions of the node's libraries (FUNCTION
+// LOAD, in actors/script/funccmd). Like EVAL they are shard commands whose
+// keys are the numkeys arguments, and run on the shard's script worker
+// (script_run.go) in the shard's VM.
+
+// ErrBusyFunction is the BUSY reply while a function runs.
+const ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+
+var specFcall, specFcallRO *command.Spec
+
+func init() {
+	mk := func(name, summary string, h Handler, flags ...string) *command.Spec {
+		return &command.Spec{Name: name, Arity: -3, Flags: flags, Keys: evalKeys,
+			Categories: []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0", Summary: summary,
+			Exec: command.Shard, Handler: h, ScriptCache: true}
+	}
+	specFcall = mk("fcall", "Invoke a function", func(c *Call) { c.fcall(false) },
+		"noscript", "stale", "skip_monitor", "no_mandatory_keys")
+	specFcallRO = mk("fcall_ro", "Invoke a read-only function", func(c *Call) { c.fcall(true) },
+		"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys")
+	command.Register(specFcall, specFcallRO)
+}
+
+// RunningFunction is FUNCTION STATS's running_script.
+type RunningFunction struct {
+	Name       string
+	Command    [][]byte // the FCALL's arguments
+	DurationMS int64
+	start      time.Time
+}
+
+// RunningFunction returns the function a shard runs now, or nil.
+func (g *Group) RunningFunction() *RunningFunction {
+	for _, s := range g.shards {
+		if r := s.script.running.Load(); r != nil {
+			out := *r
+			out.DurationMS = time.Since(r.start).Milliseconds()
+			return &out
+		}
+	}
+	return nil
+}
+
+// Functions is the node's function registry (FUNCTION LOAD and friends).
+func (g *Group) Functions() *script.Libraries { return g.scriptInit().libs }
+
+func (c *Call) fcall(readOnly bool) {
+	fn := c.S.group.Functions().Function(c.Args[1])
+	if fn == nil {
+		c.W.Error("ERR Function not found")
+		return
+	}
+	n, ok := c.numKeys("ERR Bad number of keys provided")
+	if !ok {
+		return
+	}
+	if readOnly && fn.Flags&script.FlagNoWrites == 0 {
+		c.W.Error(errROWriteScript)
+		return
+	}
+	if fn.Flags&script.FlagNoCluster != 0 && c.S.group.clusterMode() {
+		c.W.Error(errNoCluster)
+		return
+	}
+	readOnly = readOnly || fn.Flags&script.FlagNoWrites != 0
+	keys, argv := c.Args[3:3+n], c.Args[3+n:]
+	s := c.S
+	cmd := make([][]byte, len(c.Args))
+	for i, a := range c.Args {
+		cmd[i] = append([]byte(nil), a...)
+	}
+	s.script.running.Store(&RunningFunction{Name: fn.Name, Command: cmd, start: time.Now()})
+	defer s.script.running.Store(nil)
+	s.runLua(c, readOnly, true, func(vm *script.VM, ctx context.Context, h script.Host) {
+		libs := s.group.Functions()
+		if g := libs.Gen(); s.script.libGen != g {
+			vm.ForgetLibraries(libs.Loaded)
+			s.script.libGen = g
+		}
+		vm.CallFunction(ctx, fn, keys, argv, h, c.W)
+	})
+}

@@ -1,0 +1,418 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/zset"
+	"github.com/slotd/slotd/slots"
+)
+
+// Replication control: the messages actors/repl sends to the shards to
+// turn streams on, attach and detach replicas' feeds, and take the per-slot
+// snapshots of a full sync. Every one is a message to the actor (state is
+// only touched inside its turns); completion is reported by callbacks,
+// which run on the shard's goroutine and must not block.
+
+// each runs fn in every shard and then done (once, after the last).
+func (g *Group) each(fn func(s *Shard), done func()) {
+	left := atomic.Int32{}
+	left.Store(int32(len(g.shards)))
+	for i := range g.shards {
+		g.Do(i, func(s *Shard) {
+			fn(s)
+			if left.Add(-1) == 0 && done != nil {
+				done()
+			}
+		})
+	}
+}
+
+// Barrier calls done once every shard has handled every message sent to it
+// before (by the same goroutine).
+func (g *Group) Barrier(done func()) { g.each(func(*Shard) {}, done) }
+
+// EnableStreams turns the streams on, with a backlog of size bytes split
+// evenly across the shards (16KB at least each). Offsets continue where
+// they were. A backlog that exists already is resized, keeping its tail.
+func (g *Group) EnableStreams(size int64, done func()) {
+	per := int(max(size/int64(len(g.shards)), 16<<10))
+	g.streamsOn.Store(true)
+	g.each(func(s *Shard) {
+		r := &s.repl
+		if r.on && len(r.backlog.buf) == per {
+			return
+		}
+		off := r.offset.Load()
+		old := r.backlog
+		var tail []byte
+		if r.on {
+			from := max(old.start, old.end-int64(per))
+			tail = old.appendFrom(nil, from)
+		}
+		r.backlog = ring{}
+		r.backlog.reset(per, off-int64(len(tail)))
+		if len(tail) > 0 {
+			r.backlog.write(tail, off)
+		}
+		r.on = true
+		r.blFirst.Store(r.backlog.start)
+		r.blLen.Store(r.backlog.end - r.backlog.start)
+	}, done)
+}
+
+// StreamsOn reports whether EnableStreams ran (read without a message; the
+// value may lag by a turn).
+func (g *Group) StreamsOn() bool { return g.streamsOn.Load() }
+
+// SetReplica switches replica mode: no expiry by the local clock (only the
+// primary's DEL removes keys; reads still hide keys past their TTL), and
+// writes of ordinary clients are not streamed.
+func (g *Group) SetReplica(on bool, done func()) {
+	g.replica.Store(on)
+	g.each(func(s *Shard) { s.replica = on }, done)
+}
+
+// ErrReadOnlyReplica is the reply to writes on a read-only replica.
+const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
+
+// Replica reports replica mode.
+func (g *Group) Replica() bool { return g.replica.Load() }
+
+// Offsets returns every shard's stream offset.
+func (g *Group) Offsets() []int64 {
+	out := make([]int64, len(g.shards))
+	for i, s := range g.shards {
+		out[i] = s.repl.offset.Load()
+	}
+	return out
+}
+
+// BacklogStats returns the sum of the shards' first held offsets and held
+// bytes (INFO repl_backlog_first_byte_offset / _histlen).
+func (g *Group) BacklogStats() (first, histlen int64) {
+	for _, s := range g.shards {
+		first += s.repl.blFirst.Load()
+		histlen += s.repl.blLen.Load()
+	}
+	return first, histlen
+}
+
+// ResetStreams empties the backlogs and, when offsets is not nil, moves the
+// streams to those offsets (a replica that starts a full sync from a
+// primary with the same shard count takes over its offsets). Every feed
+// is dropped.
+func (g *Group) ResetStreams(offsets []int64, done func()) {
+	g.each(func(s *Shard) {
+		r := &s.repl
+		off := r.offset.Load()
+		if offsets != nil && s.ID < len(offsets) {
+			off = offsets[s.ID]
+		}
+		r.offset.Store(off)
+		r.backlog.reset(len(r.backlog.buf), off)
+		r.blFirst.Store(off)
+		r.blLen.Store(0)
+		clear(r.feeds)
+		r.feeds = r.feeds[:0]
+	}, done)
+}
+
+// Attach connects sink to shard i's stream. With from >= 0 it is a partial
+// resync: when the backlog holds the stream from that offset, the held
+// bytes are sent at once and ok is true; otherwise nothing is attached.
+// With from < 0 the sink is attached for a full sync: it gets records of
+// slots only once Snapshot has sent them. start is the stream offset at
+// which the sink was attached.
+func (g *Group) Attach(i int, sink Sink, from int64, reply func(ok bool, start int64)) {
+	g.Do(i, func(s *Shard) {
+		r := &s.repl
+		end := r.offset.Load()
+		if !r.on {
+			reply(false, end)
+			return
+		}
+		if j := r.find(sink); j >= 0 {
+			r.dropFeed(j)
+		}
+		if from >= 0 {
+			if !r.backlog.covers(from) {
+				reply(false, end)
+				return
+			}
+			if from < end {
+				s.repl.scratch = r.backlog.appendFrom(s.repl.scratch[:0], from)
+				if !sink.Frame(FrameStream, s.ID, end, s.repl.scratch) {
+					reply(false, end)
+					return
+				}
+			}
+			r.feeds = append(r.feeds, &feedState{sink: sink})
+			reply(true, end)
+			return
+		}
+		r.feeds = append(r.feeds, &feedState{sink: sink, syncing: true, next: s.ID})
+		reply(true, end)
+	})
+}
+
+// Covers reports whether shard i's backlog holds its stream from offset.
+func (g *Group) Covers(i int, offset int64, reply func(bool)) {
+	g.Do(i, func(s *Shard) { reply(s.repl.on && s.repl.backlog.covers(offset)) })
+}
+
+// OffsetsAfter reports every shard's stream offset once each has handled
+// what was sent to it before (WAIT: the writes its client made before).
+func (g *Group) OffsetsAfter(reply func([]int64)) {
+	out := make([]int64, len(g.shards))
+	g.each(func(s *Shard) { out[s.ID] = s.repl.offset.Load() }, func() { reply(out) })
+}
+
+// Detach forgets sink in every shard.
+func (g *Group) Detach(sink Sink, done func()) {
+	g.each(func(s *Shard) {
+		if j := s.repl.find(sink); j >= 0 {
+			s.repl.dropFeed(j)
+		}
+	}, done)
+}
+
+// Snapshot sends sink the next slots of shard i (at least one non-empty
+// slot, then more while under budget bytes), as records that recreate
+// their keys, in one turn: the slot's stream records follow from then on.
+// done reports that every slot of the shard has been sent (a FrameSynced
+// frame follows the last snapshot frame). A sink that is not attached
+// (anymore) reports done.
+func (g *Group) Snapshot(i int, sink Sink, budget int, reply func(done bool)) {
+	g.Do(i, func(s *Shard) {
+		j := s.repl.find(sink)
+		if j < 0 {
+			reply(true)
+			return
+		}
+		f := s.repl.feeds[j]
+		if !f.syncing {
+			reply(true)
+			return
+		}
+		done, ok := s.safeSnapshotStep(f, budget)
+		if !ok {
+			s.repl.dropFeed(s.repl.find(sink))
+			done = true
+		}
+		reply(done)
+	})
+}
+
+// safeSnapshotStep is snapshotStep turning a panic into a failed feed (the
+// replica resyncs) instead of a lost reply.
+func (s *Shard) safeSnapshotStep(f *feedState, budget int) (done, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("snapshot panicked")
+			done, ok = true, false
+		}
+	}()
+	return s.snapshotStep(f, budget)
+}
+
+func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
+	w := recWriter{b: s.snapBuf[:0]}
+	now := s.now
+	if now == 0 {
+		now = nowMS()
+	}
+	for f.next < slots.NumSlots && len(w.b) < budget {
+		slot := f.next
+		f.next += s.n
+		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			ks.ForEach(func(e *keyspace.Entry) bool {
+				if s.replica || e.Expire == 0 || e.Expire > now {
+					w.entry(slot, e)
+				}
+				return true
+			})
+		}
+		f.markSnapped(slot)
+	}
+	if cap(w.b) <= 4<<20 {
+		s.snapBuf = w.b[:0]
+	} else {
+		s.snapBuf = nil
+	}
+	off := s.repl.offset.Load()
+	if len(w.b) > 0 && !f.sink.Frame(FrameSnapshot, s.ID, off, w.b) {
+		return true, false
+	}
+	if f.next < slots.NumSlots {
+		return false, true
+	}
+	f.syncing = false
+	return true, f.sink.Frame(FrameSynced, s.ID, off, nil)
+}
+
+// DropAll deletes every key (a replica starting a full sync).
+func (g *Group) DropAll(done func()) {
+	g.each(func(s *Shard) {
+		if s.replica {
+			s.aofFlushSlots(s.slotsWithKeys())
+		}
+		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+			s.DropSlot(slot)
+		}
+		s.DirtyAllWatchers()
+	}, done)
+}
+
+// ---- snapshot encoding
+
+// recWriter encodes records whose argument count is known up front.
+type recWriter struct {
+	b     []byte
+	start int
+}
+
+func (w *recWriter) begin(slot, nargs int) {
+	w.start = len(w.b)
+	w.b = append(w.b, 0, 0, 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(w.b[w.start:], uint16(slot))
+	w.b = appendBulkHdr(w.b, '*', nargs)
+}
+
+func (w *recWriter) arg(a []byte) {
+	w.b = appendBulkHdr(w.b, '$', len(a))
+	w.b = append(w.b, a...)
+	w.b = append(w.b, '\r', '\n')
+}
+
+func (w *recWriter) str(a string) {
+	w.b = appendBulkHdr(w.b, '$', len(a))
+	w.b = append(w.b, a...)
+	w.b = append(w.b, '\r', '\n')
+}
+
+func (w *recWriter) int(n int64) {
+	var tmp [20]byte
+	w.arg(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+func (w *recWriter) float(f float64) {
+	var tmp [32]byte
+	switch {
+	case math.IsInf(f, 1):
+		w.str("inf")
+	case math.IsInf(f, -1):
+		w.str("-inf")
+	default:
+		w.arg(strconv.AppendFloat(tmp[:0], f, 'g', -1, 64))
+	}
+}
+
+func (w *recWriter) end() {
+	binary.LittleEndian.PutUint32(w.b[w.start+2:], uint32(len(w.b)-w.start-RecordHeader))
+}
+
+// snapChunk is how many elements one snapshot record carries at most.
+const snapChunk = 512
+
+// chunkWriter splits a collection's elements into records "cmd key
+// element..." of at most snapChunk elements, each element per arguments.
+type chunkWriter struct {
+	w         *recWriter
+	slot      int
+	cmd, key  string
+	left, per int
+	k         int // elements the open record still takes
+}
+
+// open starts a record before an element when none is open.
+func (c *chunkWriter) open() {
+	if c.k == 0 {
+		c.k = min(c.left, snapChunk)
+		c.left -= c.k
+		c.w.begin(c.slot, 2+c.per*c.k)
+		c.w.str(c.cmd)
+		c.w.str(c.key)
+	}
+}
+
+// close ends the record after its last element.
+func (c *chunkWriter) close() {
+	if c.k--; c.k == 0 {
+		c.w.end()
+	}
+}
+
+// entry writes the records that recreate e: the value in chunks of
+// RPUSH/HSET/SADD/ZADD (SET for strings), then its TTL.
+func (w *recWriter) entry(slot int, e *keyspace.Entry) {
+	key := e.Key()
+	switch e.Kind {
+	case keyspace.KindString:
+		n := 3
+		if e.Expire != 0 {
+			n = 5
+		}
+		w.begin(slot, n)
+		w.str("SET")
+		w.str(key)
+		w.arg(e.Str)
+		if e.Expire != 0 {
+			w.str("PXAT")
+			w.int(e.Expire)
+		}
+		w.end()
+		return
+	case keyspace.KindList:
+		l := ListOf(e)
+		cw := chunkWriter{w: w, slot: slot, cmd: "RPUSH", key: key, left: l.Len(), per: 1}
+		l.Each(false, func(_ int, v string) bool {
+			cw.open()
+			w.str(v)
+			cw.close()
+			return true
+		})
+	case keyspace.KindHash:
+		h := HashOf(e)
+		cw := chunkWriter{w: w, slot: slot, cmd: "HSET", key: key, left: h.Len(), per: 2}
+		h.Each(func(f, v string) bool {
+			cw.open()
+			w.str(f)
+			w.str(v)
+			cw.close()
+			return true
+		})
+	case keyspace.KindSet:
+		st := e.Obj.(*set.Set)
+		cw := chunkWriter{w: w, slot: slot, cmd: "SADD", key: key, left: st.Len(), per: 1}
+		st.ForEach(func(m string) bool {
+			cw.open()
+			w.str(m)
+			cw.close()
+			return true
+		})
+	case keyspace.KindZSet:
+		z := e.Obj.(*zset.ZSet)
+		cw := chunkWriter{w: w, slot: slot, cmd: "ZADD", key: key, left: z.Len(), per: 2}
+		for n := z.First(); n != nil; n = n.Next() {
+			cw.open()
+			w.float(n.Score())
+			w.str(n.Member())
+			cw.close()
+		}
+	default:
+		return // no other type exists yet
+	}
+	if e.Expire != 0 {
+		w.begin(slot, 3)
+		w.str("PEXPIREAT")
+		w.str(key)
+		w.int(e.Expire)
+		w.end()
+	}
+}

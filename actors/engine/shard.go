@@ -1,0 +1,544 @@
+// Package shard owns the keyspaces of the hash slots and executes every
+// keyed command. A node runs N shard actors; slot s belongs to actor s % N,
+// which spreads any contiguous slot range evenly and never moves a slot
+// between actors when ownership changes. Each slot has its own keyspace, so
+// counting, listing and dropping a slot touch one dictionary.
+//
+// Actors run on protoactor-go with the synchronized dispatcher: an idle
+// actor's mailbox is drained on the sending goroutine (usually the event
+// loop that parsed the batch), so the common case costs a function call, not
+// a goroutine wake-up, while a busy actor still gets its messages queued.
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
+)
+
+// Handler executes a shard command. It writes exactly one reply to c.W
+// (fanout handlers leave c.Cmd.Result instead).
+type Handler func(c *Call)
+
+// Merge combines the fanout parts (one per shard, in shard order) into one
+// reply.
+type Merge func(w *resp.Writer, args [][]byte, parts []any)
+
+// Stats are counters read by INFO while the actor writes them.
+type Stats struct {
+	Hits, Misses, Expired, ExpiredStale atomic.Int64
+	Commands                            atomic.Int64
+	Blocked                             atomic.Int64
+	// Dirty counts writes that changed something (save rules, INFO
+	// rdb_changes_since_last_save).
+	Dirty atomic.Int64
+}
+
+// Shard is one shard actor's state. Only the actor touches it.
+type Shard struct {
+	ID    int
+	n     int
+	group *Group
+	tr    *trace.Tracer // DEBUG TRACE / trace-actors for this actor
+
+	spaces [slots.NumSlots]*keyspace.Keyspace
+	index  *keyspace.Index // key lookups for all of spaces
+	rng    *rand.Rand
+	now    int64 // unix ms of the batch being executed
+	call   Call
+
+	expireSlot   int // active-expiry walk position
+	expireCursor uint64
+
+	cur     *Batch                // batch being executed
+	parked  bool                  // the last command blocked
+	rerun   *blocked              // blocked command being retried
+	blocked map[string][]*blocked // key → commands waiting on it
+	ready   []string              // keys signalled since the last wake
+	watched map[string][]watchRec // key → WATCHing clients
+	keyIdx  []int
+	script  scriptShard  // Lua VM, offloaded script batches
+	migr    *migrateWait // MIGRATE in flight (migrate.go)
+	trk     trackTable   // CLIENT TRACKING readers (tracking.go)
+	aof     AOF          // append-only log, nil when off (aof.go)
+	aofHeld []*Batch     // batches waiting for the turn's fsync
+
+	// Replication (propagate*.go): the stream, and replica mode.
+	repl        replShard
+	replica     bool
+	snapBuf     []byte
+	applyCmd    Cmd
+	applyArgs   [][]byte
+	applyOut    resp.Writer
+	applyErrors int64
+	applyErrAt  time.Time
+
+	Stats Stats
+	log   zerolog.Logger
+}
+
+// tick drives active expiry.
+type tick struct{}
+
+// Receive implements actor.Actor.
+func (s *Shard) Receive(ctx actor.Context) {
+	if s.tr.On() {
+		start := time.Now()
+		s.handle(ctx.Message())
+		s.tr.Done(start, ctx.Message(), ctx.Sender())
+		return
+	}
+	s.handle(ctx.Message())
+}
+
+func (s *Shard) handle(msg any) {
+	if s.holdForMigrate(msg) || s.holdForScript(msg) {
+		if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
+			s.publish() // a resumed MIGRATE or script batch may have written
+		}
+		if !s.script.offloaded {
+			s.releaseHeld()
+		}
+		return
+	}
+	switch m := msg.(type) {
+	case *Batch:
+		if !s.offloadScript(m) {
+			s.run(m)
+		}
+	case tick:
+		s.activeExpire(time.Now().UnixMilli())
+	case unblockTimeout:
+		s.onTimeout(m.bl)
+	case func(*Shard):
+		m(s)
+	}
+	if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
+		s.publish()
+	}
+	if !s.script.offloaded {
+		s.releaseHeld()
+	}
+}
+
+func (s *Shard) run(b *Batch) {
+	s.now = time.Now().UnixMilli()
+	s.cur = b
+	s.runFrom(b, 0)
+}
+
+// runFrom executes b's commands from index start on (a batch resumes after
+// a MIGRATE completes).
+func (s *Shard) runFrom(b *Batch, start int) {
+	skip := 0
+	for i := start; i < len(b.Cmds); i++ {
+		if (i-start)%prefetchChunk == 0 {
+			s.prefetch(b, i)
+		}
+		cmd := &b.Cmds[i]
+		if skip > 0 {
+			// Commands of a transaction aborted by WATCH: no reply.
+			skip--
+			b.Ends = append(b.Ends, len(b.Out.B))
+			continue
+		}
+		if cmd.TxBegin != 0 {
+			if n := max(int(cmd.TxBegin), 0); s.redirectTx(cmd, b.Cmds[i+1:i+1+n]) {
+				skip = n // EXEC replies with the redirect (asking.go)
+			} else if cmd.Watch.Aborted(s.now) {
+				cmd.Result = true
+				skip = max(int(cmd.TxBegin), 0)
+			}
+			if skip == 0 && cmd.TxBegin > 0 && s.repl.on {
+				s.txStart(int(cmd.TxBegin), int(cmd.Slot))
+			}
+			b.Ends = append(b.Ends, len(b.Out.B))
+			continue
+		}
+		s.runOne(b, cmd)
+		if s.repl.txLeft > 0 {
+			s.txStep()
+		}
+		if s.parked {
+			// A blocking command is always its batch's last: the batch
+			// completes when the command is served or times out. A
+			// MIGRATE in flight resumes the batch after it.
+			s.parked = false
+			if w := s.migr; w != nil && w.next < 0 {
+				w.next = i + 1
+			}
+			if len(s.ready) > 0 {
+				s.wake()
+			}
+			return
+		}
+		if len(s.ready) > 0 {
+			s.wake()
+		}
+	}
+	s.finish(b)
+}
+
+// runOne executes one command and records its reply end. After a write it
+// signals the command's keys to WATCHers and blocked clients.
+func (s *Shard) runOne(b *Batch, cmd *Cmd) {
+	b.Out.Proto = int(cmd.Proto)
+	mark := len(b.Out.B)
+	s.trackWriter(cmd)
+	// A write to keys that exist neither before nor after it changed
+	// nothing (PERSIST, RPUSHX, HDEL … on a missing key): Redis signals no
+	// WATCHer for those, so remember which keys existed.
+	signalling := cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive())
+	var existed uint64
+	if signalling {
+		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
+		existed = s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
+	}
+	wrap, wrapRec := -1, 0
+	if s.repl.on && isScriptSpec(cmd.Spec) {
+		wrap, wrapRec = s.wrapStart() // a script's effects replay atomically
+	}
+	s.exec(cmd, &b.Out)
+	if wrap >= 0 {
+		s.wrapEnd(wrap, wrapRec, int(cmd.Slot))
+	}
+	if s.parked {
+		return
+	}
+	b.Ends = append(b.Ends, len(b.Out.B))
+	if s.repl.on && !s.replica {
+		s.propagateAfter(&s.call, cmd.Spec, cmd.Args, len(b.Out.B) > mark && b.Out.B[mark] == '-')
+	}
+	if cmd.Track&TrackRead != 0 && cmd.Spec.ReadOnly() {
+		s.trackRead(cmd)
+	}
+	if cmd.Spec.Write() && (!s.call.unchanged || s.call.signalled) && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+		s.Stats.Dirty.Add(1)
+	}
+	if signalling && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+		existed |= s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
+		for i, k := range s.keyIdx {
+			if i >= 64 || existed&(1<<uint(i)) != 0 {
+				s.signal(cmd.Args[k])
+			}
+		}
+	}
+}
+
+// liveKeys returns a bit per key index (up to 64) set when that key is in
+// the slot's keyspace.
+func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
+	if slot < 0 || slot >= len(s.spaces) {
+		return ^uint64(0)
+	}
+	ks := s.spaces[slot]
+	var bits uint64
+	for i, k := range idx {
+		if i >= 64 {
+			break
+		}
+		if s.index.Lookup(ks, args[k]) != nil {
+			bits |= 1 << uint(i)
+		}
+	}
+	return bits
+}
+
+func (s *Shard) finish(b *Batch) {
+	s.Stats.Commands.Add(int64(len(b.Cmds)))
+	if s.holdBatch(b) {
+		return
+	}
+	b.Done.BatchDone(b)
+}
+
+// signal is Redis's signalModifiedKey: WATCHers of key become dirty and
+// clients blocked on it get a chance to run.
+func (s *Shard) signal(key []byte) {
+	s.signalWatch(key)
+	s.signalBlocked(key)
+	if s.trackingActive() {
+		s.trackInvalidate(key)
+	}
+}
+
+// Signal tells WATCHers and blocked clients that key changed. Write
+// handlers get this automatically for their key arguments; handlers that
+// modify other keys (or only sometimes modify) may call it explicitly.
+func (c *Call) Signal(key []byte) {
+	c.signalled = true
+	c.S.signal(key)
+}
+
+func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
+	mark := len(w.B)
+	defer func() {
+		if r := recover(); r != nil {
+			w.B = w.B[:mark]
+			s.log.Error().Str("command", cmd.Spec.Name).Interface("panic", r).
+				Str("stack", string(debug.Stack())).Msg("command panicked")
+			w.Error(fmt.Sprintf("ERR internal error executing '%s'", cmd.Spec.Name))
+		}
+	}()
+	if s.redirect(cmd, w) {
+		return
+	}
+	c := &s.call
+	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
+	cmd.Spec.Handler.(Handler)(c)
+}
+
+// Keyspace returns slot's keyspace, creating it when create is set.
+func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
+	ks := s.spaces[slot]
+	if ks == nil && create {
+		if s.index == nil {
+			s.index = keyspace.NewIndex() // a Shard built by hand (tests)
+		}
+		ks = s.index.NewKeyspace()
+		s.spaces[slot] = ks
+	}
+	return ks
+}
+
+// ForEachSlot visits every slot of this shard that has a keyspace.
+func (s *Shard) ForEachSlot(fn func(slot int, ks *keyspace.Keyspace)) {
+	for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			fn(slot, ks)
+		}
+	}
+}
+
+// Rand is the shard's random source.
+func (s *Shard) Rand() *rand.Rand { return s.rng }
+
+// Group returns the shard's group.
+func (s *Shard) Group() *Group { return s.group }
+
+// added and removed keep the shared per-slot key counts current.
+func (s *Shard) added(slot int)   { s.group.counts[slot].Add(1) }
+func (s *Shard) removed(slot int) { s.group.counts[slot].Add(-1) }
+
+// DropSlot deletes every key of slot.
+func (s *Shard) DropSlot(slot int) int {
+	ks := s.spaces[slot]
+	if ks == nil {
+		return 0
+	}
+	n := ks.Len()
+	if len(s.watched) > 0 {
+		ks.ForEach(func(e *keyspace.Entry) bool { s.signalWatch([]byte(e.Key())); return true })
+	}
+	s.trackDropSlot(slot)
+	ks.Clear()
+	s.spaces[slot] = nil
+	s.group.counts[slot].Add(int64(-n))
+	return n
+}
+
+// activeExpire walks the expiry index of this shard's slots, deleting keys
+// whose time has passed. It stops after a small time budget so a loop that
+// runs the actor inline is not held up; the walk resumes at the next tick.
+func (s *Shard) activeExpire(now int64) {
+	if s.replica || s.group.NoActiveExpire.Load() {
+		return // a replica's keys expire when its primary says so
+	}
+	if s.index.Expires() == 0 {
+		return // nothing to expire: don't walk thousands of slots
+	}
+	const budget = 2 * time.Millisecond
+	start := time.Now()
+	visited := 0
+	for steps := 0; steps < slots.NumSlots/s.n+1; steps++ {
+		slot := s.expireSlot
+		ks := s.spaces[slot]
+		if ks != nil && ks.ExpiresLen() > 0 {
+			var dead []string
+			s.expireCursor = ks.ScanExpires(s.expireCursor, func(e *keyspace.Entry) {
+				visited++
+				if e.Expire != 0 && e.Expire <= now {
+					dead = append(dead, e.Key())
+				}
+			})
+			for _, k := range dead {
+				if ks.Delete([]byte(k)) != nil {
+					s.signalWatch([]byte(k))
+					if s.trackingActive() {
+						s.trackInvalidate([]byte(k))
+					}
+					s.removed(slot)
+					s.Stats.Expired.Add(1)
+					s.propagateExpired(slot, []byte(k))
+				}
+			}
+			if s.expireCursor != 0 {
+				if visited&63 == 0 && time.Since(start) > budget {
+					return
+				}
+				steps--
+				continue
+			}
+		}
+		s.expireCursor = 0
+		s.expireSlot += s.n
+		if s.expireSlot >= slots.NumSlots {
+			s.expireSlot = s.ID
+			return // one full pass per tick at most
+		}
+		if visited > 0 && visited&63 == 0 && time.Since(start) > budget {
+			return
+		}
+	}
+}
+
+// Group is the set of shard actors of one node.
+type Group struct {
+	shards []*Shard
+	pids   []*actor.PID
+	root   *actor.RootContext
+	system *actor.ActorSystem
+	counts [slots.NumSlots]atomic.Int64
+	stop   chan struct{}
+
+	replica, streamsOn atomic.Bool // replication mode (propagate_sync.go)
+	// ReplicaReadOnly mirrors replica-read-only (scripts on a replica).
+	ReplicaReadOnly atomic.Bool
+	// NoActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: only lazy expiry.
+	NoActiveExpire atomic.Bool
+	// OnFlushAll, when set before serving, runs on the event loop after
+	// every successful FLUSHALL, before its reply is written (the node saves
+	// the now empty dataset when save rules exist, as Redis does). It must
+	// not block.
+	OnFlushAll func()
+
+	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
+	// commands that grow values check against it.
+	MaxBulkLen atomic.Int64
+
+	// Encoding thresholds mirrored from set-max-intset-entries,
+	// zset-max-listpack-entries and zset-max-listpack-value: clients see
+	// their effect through OBJECT ENCODING and SMEMBERS/ZSCAN ordering.
+	SetMaxIntsetEntries, ZSetMaxListpackEntries, ZSetMaxListpackValue atomic.Int64
+	// HashMaxListpackEntries and HashMaxListpackValue mirror
+	// hash-max-listpack-entries/-value: when a hash leaves its compact form.
+	HashMaxListpackEntries, HashMaxListpackValue atomic.Int64
+	// HLLSparseMaxBytes mirrors hll-sparse-max-bytes: the size past which a
+	// sparse HyperLogLog turns dense.
+	HLLSparseMaxBytes atomic.Int64
+	// Tracking is the CLIENT TRACKING hook-up (tracking.go).
+	Tracking Tracking
+
+	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
+	// and rdbcompression, which shape DUMP payloads (dump.go).
+	ListMaxListpackSize, RDBCompression atomic.Int64
+
+	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
+}
+
+// NewGroup spawns n shard actors on system.
+func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
+	if n < 1 {
+		n = 1
+	}
+	g := &Group{system: system, root: system.Root, stop: make(chan struct{})}
+	g.defaults()
+	for i := 0; i < n; i++ {
+		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(),
+			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
+			log: log.With().Str("actor", "shard").Int("shard", i).Logger()}
+		s.tr = trace.NewTracer("shard", fmt.Sprintf("shard-%d", i))
+		// Traced from Receive, not by a middleware: no envelope per message.
+		props := actor.PropsFromProducer(func() actor.Actor { return s },
+			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
+		pid, err := system.Root.SpawnNamed(props, fmt.Sprintf("shard-%d", i))
+		if err != nil {
+			panic(err)
+		}
+		g.shards = append(g.shards, s)
+		g.pids = append(g.pids, pid)
+	}
+	go g.ticker()
+	return g
+}
+
+// defaults sets the settings to Redis's defaults.
+func (g *Group) defaults() {
+	g.SetMaxIntsetEntries.Store(512)
+	g.ZSetMaxListpackEntries.Store(128)
+	g.ZSetMaxListpackValue.Store(64)
+	g.HashMaxListpackEntries.Store(128)
+	g.HashMaxListpackValue.Store(64)
+	g.HLLSparseMaxBytes.Store(3000)
+	g.ListMaxListpackSize.Store(-2)
+	g.RDBCompression.Store(1)
+}
+
+func (g *Group) ticker() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+			for _, pid := range g.pids {
+				g.root.Send(pid, tick{})
+			}
+		}
+	}
+}
+
+// Stop ends the ticker and the actors.
+func (g *Group) Stop() {
+	close(g.stop)
+	for _, pid := range g.pids {
+		g.root.Stop(pid)
+	}
+}
+
+// N is the number of shard actors.
+func (g *Group) N() int { return len(g.shards) }
+
+// Of returns the index of the actor owning slot.
+func (g *Group) Of(slot int) int { return slot % len(g.shards) }
+
+// Send hands a batch to shard i. The batch must not be touched until its
+// Completer is called.
+func (g *Group) Send(i int, b *Batch) {
+	b.seal()
+	if trace.Enabled("shard") {
+		b.enq = time.Now().UnixNano()
+	}
+	g.root.Send(g.pids[i], b)
+}
+
+// Do runs fn inside shard i (for admin work such as dropping slots).
+func (g *Group) Do(i int, fn func(*Shard)) { g.root.Send(g.pids[i], fn) }
+
+// SlotKeys is the number of keys in slot (read lock-free by any goroutine;
+// may lag commands still queued in an actor).
+func (g *Group) SlotKeys(slot int) int64 { return g.counts[slot].Load() }
+
+// NextNonEmpty returns the first slot ≥ from holding keys, or -1.
+func (g *Group) NextNonEmpty(from int) int {
+	for s := from; s < slots.NumSlots; s++ {
+		if g.counts[s].Load() > 0 {
+			return s
+		}
+	}
+	return -1
+}
+
+// Shard returns shard i's state, for tests and INFO counters only.
+func (g *Group) Shard(i int) *Shard { return g.shards[i] }

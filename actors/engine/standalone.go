@@ -1,0 +1,29 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/netio/resp"
+)
+
+// NewShard builds the state of a node's only shard outside any actor: it
+// owns every slot, has the default settings and draws from rng. Tests and
+// in-process drivers use it to call commands directly.
+func NewShard(rng *rand.Rand) *Shard {
+	g := &Group{}
+	g.defaults()
+	s := &Shard{n: 1, group: g, rng: rng, index: keyspace.NewIndex()}
+	g.shards = []*Shard{s}
+	return s
+}
+
+// NewCall builds the context of one command run in s: the reply goes to w,
+// the keys hash to slot, and now is the command's clock (unix ms).
+func NewCall(s *Shard, w *resp.Writer, slot int, now int64, args ...string) *Call {
+	a := make([][]byte, len(args))
+	for i, x := range args {
+		a[i] = []byte(x)
+	}
+	return &Call{Args: a, W: w, Slot: slot, Now: now, S: s, Cmd: &Cmd{}}
+}
