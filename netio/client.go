@@ -7,7 +7,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 
-	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -35,13 +35,13 @@ type client struct {
 	multi    bool
 	multiErr bool
 	txq      []queued
-	watch    *engine.WatchState
+	watch    *batch.WatchState
 
 	// Blocking: input is not parsed while a blocking command waits.
 	paused       bool
 	postponed    bool // dispatch stopped at a command held by a client pause
 	blockedShard int
-	blockedBatch *engine.Batch
+	blockedBatch *batch.Batch
 
 	proto    int // 2 or 3
 	asking   bool

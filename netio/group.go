@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -22,8 +23,8 @@ type group struct {
 
 	local     resp.Writer
 	localEnds []int
-	batches   []*engine.Batch // by shard index, nil when unused
-	used      []int           // shard indexes with a batch, in first-use order
+	batches   []*batch.Batch // by shard index, nil when unused
+	used      []int          // shard indexes with a batch, in first-use order
 	order     []src
 	fanouts   []fanout
 	deferred  []*Deferred
@@ -71,7 +72,7 @@ func newGroup(cl *client, nShards int) *group {
 	g := groupPool.Get().(*group)
 	g.cl = cl
 	if len(g.batches) != nShards {
-		g.batches = make([]*engine.Batch, nShards)
+		g.batches = make([]*batch.Batch, nShards)
 	}
 	g.pending.Store(1)
 	g.done.Store(false)
@@ -120,10 +121,10 @@ func (g *group) endLocal() {
 }
 
 // batch returns the batch for shard i, creating it.
-func (g *group) batch(i int) *engine.Batch {
+func (g *group) batch(i int) *batch.Batch {
 	b := g.batches[i]
 	if b == nil {
-		b = engine.NewBatch()
+		b = batch.NewBatch()
 		b.Done = g
 		g.batches[i] = b
 		g.used = append(g.used, i)
@@ -132,7 +133,7 @@ func (g *group) batch(i int) *engine.Batch {
 }
 
 // BatchDone implements engine.Completer; it runs on the shard's goroutine.
-func (g *group) BatchDone(*engine.Batch) { g.partDone() }
+func (g *group) BatchDone(*batch.Batch) { g.partDone() }
 
 func (g *group) partDone() {
 	if g.pending.Add(-1) == 0 {

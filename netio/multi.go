@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -170,7 +171,7 @@ func cmdExec(x *Ctx) {
 		s.unwatch(cl)
 		return
 	}
-	var b *engine.Batch
+	var b *batch.Batch
 	marker := -1
 	if slot >= 0 || ws != nil {
 		if slot >= 0 {
@@ -208,9 +209,9 @@ func cmdExec(x *Ctx) {
 
 // watchState returns the client's WATCH state, noting that shard i holds
 // records of it.
-func (cl *client) watchState(i int) *engine.WatchState {
+func (cl *client) watchState(i int) *batch.WatchState {
 	if cl.watch == nil {
-		cl.watch = &engine.WatchState{}
+		cl.watch = &batch.WatchState{}
 	}
 	cl.watch.Shards |= 1 << uint(i%64)
 	return cl.watch

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -71,20 +71,20 @@ func (s *Server) trackingTotals() (keys, items, prefixes int64) {
 
 // trackCmd tags a shard command with the client's tracking flags; called
 // by execute for every command that goes to a shard.
-func (cl *client) trackCmd(c *engine.Cmd) {
+func (cl *client) trackCmd(c *batch.Cmd) {
 	t := &cl.track
 	if !t.on {
 		return
 	}
 	c.Client = cl.id
 	if t.noloop {
-		c.Track |= engine.TrackNoLoop
+		c.Track |= batch.TrackNoLoop
 	}
 	if t.bcast {
 		return
 	}
 	if (t.optin && t.caching == 1) || (t.optout && t.caching != -1) || (!t.optin && !t.optout) {
-		c.Track |= engine.TrackRead
+		c.Track |= batch.TrackRead
 	}
 }
 

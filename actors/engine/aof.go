@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -66,7 +67,7 @@ func (g *Group) DetachAOF(i int, done func()) {
 
 // holdBatch keeps b's replies until the turn's records are on disk; it
 // reports false when no AOF in always mode is attached.
-func (s *Shard) holdBatch(b *Batch) bool {
+func (s *Shard) holdBatch(b *batch.Batch) bool {
 	if s.aof == nil || !s.aof.Always() {
 		return false
 	}

@@ -21,6 +21,7 @@ package engine
 import (
 	"strconv"
 
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -44,7 +45,7 @@ func (s *Shard) routingTable() *slots.Table {
 
 // redirect applies the open-slot rules to cmd before it runs. It writes the
 // error reply and reports true when the command must not run here.
-func (s *Shard) redirect(cmd *Cmd, w *resp.Writer) bool {
+func (s *Shard) redirect(cmd *batch.Cmd, w *resp.Writer) bool {
 	if cmd.Slot < 0 || cmd.Spec == nil || cmd.Spec.Route != nil {
 		return false
 	}
@@ -112,7 +113,7 @@ func (s *Shard) redirect(cmd *Cmd, w *resp.Writer) bool {
 
 // countKeys counts cmd's keys missing from (or present in) slot; expired
 // keys count as missing. multi reports more than one distinct key.
-func (s *Shard) countKeys(cmd *Cmd, slot int) (missing, existing int, multi bool) {
+func (s *Shard) countKeys(cmd *batch.Cmd, slot int) (missing, existing int, multi bool) {
 	idx, err := cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
 	s.keyIdx = idx[:0]
 	if err != nil {
@@ -146,7 +147,7 @@ func (s *Shard) countKeys(cmd *Cmd, slot int) (missing, existing int, multi bool
 // before it starts (Redis checks EXEC's queued commands as a whole): on a
 // redirect the transaction is discarded and EXEC replies with the error,
 // left in the marker's Result as a string.
-func (s *Shard) redirectTx(marker *Cmd, cmds []Cmd) bool {
+func (s *Shard) redirectTx(marker *batch.Cmd, cmds []batch.Cmd) bool {
 	if marker.Slot < 0 {
 		return false // a keyless transaction checking only WATCH
 	}

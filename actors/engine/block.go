@@ -2,6 +2,8 @@ package engine
 
 import (
 	"time"
+
+	"github.com/slotd/slotd/netio/batch"
 )
 
 // Blocking commands (BLPOP and friends). The event loop stops reading a
@@ -12,8 +14,8 @@ import (
 
 // blocked is one parked command.
 type blocked struct {
-	b       *Batch
-	cmd     *Cmd
+	b       *batch.Batch
+	cmd     *batch.Cmd
 	keys    []string
 	timer   *time.Timer
 	done    bool
@@ -121,7 +123,7 @@ func (s *Shard) onTimeout(bl *blocked) {
 }
 
 // CancelBlocked drops a parked batch whose client disconnected.
-func (s *Shard) CancelBlocked(b *Batch) {
+func (s *Shard) CancelBlocked(b *batch.Batch) {
 	for _, list := range s.blocked {
 		for _, bl := range list {
 			if bl.b == b && !bl.done {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -13,7 +14,7 @@ type Call struct {
 	Slot int
 	Now  int64 // unix ms, fixed for the whole batch
 	S    *Shard
-	Cmd  *Cmd
+	Cmd  *batch.Cmd
 
 	unchanged  bool // set by Unchanged
 	signalled  bool // the handler signalled keys itself (Signal)

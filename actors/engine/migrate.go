@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -81,8 +82,8 @@ type migrateJob struct {
 
 // migrateWait is the MIGRATE a shard is waiting on.
 type migrateWait struct {
-	b    *Batch
-	cmd  *Cmd
+	b    *batch.Batch
+	cmd  *batch.Cmd
 	next int // index of the batch's next command (-1 until run() parks)
 	job  *migrateJob
 	held []any // messages received meanwhile

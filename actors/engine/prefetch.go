@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/slotd/slotd/netio/batch"
+
 // prefetchChunk is how many commands of a batch are prefetched at once: the
 // cache lines of a chunk stay warm until its commands have run.
 const prefetchChunk = 16
@@ -8,7 +10,7 @@ const prefetchChunk = 16
 // batch (keyspace.Index.Prefetch), so that a pipelined read of GETs pays its
 // cache misses overlapped instead of one command after another. Single
 // commands are left alone: there is nothing to overlap.
-func (s *Shard) prefetch(b *Batch, from int) {
+func (s *Shard) prefetch(b *batch.Batch, from int) {
 	cmds := b.Cmds[from:]
 	if len(cmds) < 2 || s.index == nil || s.index.Len() == 0 {
 		return
@@ -23,6 +25,6 @@ func (s *Shard) prefetch(b *Batch, from int) {
 		}
 	}
 	if n > 1 {
-		b.warm += s.index.Prefetch(keys[:n])
+		b.Warm += s.index.Prefetch(keys[:n])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -91,7 +92,7 @@ func (s *Shard) applyOne(rc *Replicated) {
 		return
 	}
 	cmd := &s.applyCmd
-	*cmd = Cmd{Spec: rc.Spec, Args: args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
+	*cmd = batch.Cmd{Spec: rc.Spec, Args: args, Slot: int32(rc.Slot), Proto: 2, NoBlock: true}
 	// The primary is the writer: no client's NOLOOP applies (tracking).
 	s.trackWriter(cmd)
 	w := &s.applyOut

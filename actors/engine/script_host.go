@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -53,7 +54,7 @@ type scriptHost struct {
 	readOnly bool
 	asking   bool // the EVAL was sent after ASKING
 	idx      []int
-	cmd      Cmd
+	cmd      batch.Cmd
 	call     Call
 }
 
@@ -163,7 +164,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		existed = s.liveKeys(slot, args, idx)
 	}
 	cmd := &h.cmd
-	*cmd = Cmd{Spec: spec, Args: args, Slot: int32(slot), Proto: uint8(w.Proto), NoBlock: true}
+	*cmd = batch.Cmd{Spec: spec, Args: args, Slot: int32(slot), Proto: uint8(w.Proto), NoBlock: true}
 	c := &h.call
 	*c = Call{Args: args, W: w, Slot: slot, Now: s.now, S: s, Cmd: cmd}
 	mark := len(w.B)

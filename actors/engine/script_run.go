@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/script"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -48,9 +49,9 @@ type scriptGroup struct {
 // scriptShard is one shard's scripting state.
 type scriptShard struct {
 	vm        *script.VM
-	offloaded bool        // a batch with a script runs on the worker
-	pending   []any       // messages held meanwhile
-	work      chan *Batch // to the worker goroutine
+	offloaded bool              // a batch with a script runs on the worker
+	pending   []any             // messages held meanwhile
+	work      chan *batch.Batch // to the worker goroutine
 
 	// word is start unix-ns << 2 | state, 0 when no script runs. owner is
 	// the client id of the running script's batch.
@@ -178,7 +179,7 @@ func (g *Group) killLua(function bool) string {
 // offloadScript hands b to the shard's script worker when it contains a
 // script; it reports whether it did. At most one batch is offloaded at a
 // time (later ones are held), so the send never blocks.
-func (s *Shard) offloadScript(b *Batch) bool {
+func (s *Shard) offloadScript(b *batch.Batch) bool {
 	found := false
 	for i := range b.Cmds {
 		if isScriptSpec(b.Cmds[i].Spec) {
@@ -193,14 +194,14 @@ func (s *Shard) offloadScript(b *Batch) bool {
 	if s.script.work == nil {
 		// One long-lived worker per shard: its stack, grown by the Lua
 		// VM, is kept from one script batch to the next.
-		s.script.work = make(chan *Batch, 1)
+		s.script.work = make(chan *batch.Batch, 1)
 		go s.scriptWorker(s.script.work)
 	}
 	s.script.work <- b
 	return true
 }
 
-func (s *Shard) scriptWorker(work chan *Batch) {
+func (s *Shard) scriptWorker(work chan *batch.Batch) {
 	for {
 		select {
 		case b := <-work:
@@ -236,7 +237,7 @@ func (s *Shard) holdForScript(msg any) bool {
 		if s.script.offloaded {
 			kept := s.script.pending[:0]
 			for _, m := range s.script.pending {
-				if b, ok := m.(*Batch); !ok || !s.failBusy(b) {
+				if b, ok := m.(*batch.Batch); !ok || !s.failBusy(b) {
 					kept = append(kept, m)
 				}
 			}
@@ -244,9 +245,9 @@ func (s *Shard) holdForScript(msg any) bool {
 			s.script.pending = kept
 			return true
 		}
-	case *Batch:
+	case *batch.Batch:
 		if s.script.offloaded {
-			if !s.failBusy(msg.(*Batch)) {
+			if !s.failBusy(msg.(*batch.Batch)) {
 				s.script.pending = append(s.script.pending, msg)
 			}
 			return true
@@ -264,7 +265,7 @@ func (s *Shard) holdForScript(msg any) bool {
 // has run past lua-time-limit, as Redis answers the commands it reads
 // meanwhile. Batches of the script's own client wait, and so do those
 // with transactions or allow_busy commands (WATCH), which must run later.
-func (s *Shard) failBusy(b *Batch) bool {
+func (s *Shard) failBusy(b *batch.Batch) bool {
 	busy, owner := s.group.ScriptBusy(s.ID)
 	if !busy || b.TraceID()>>32 == owner {
 		return false

@@ -22,6 +22,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -60,24 +61,24 @@ type Shard struct {
 	expireSlot   int // active-expiry walk position
 	expireCursor uint64
 
-	cur     *Batch                // batch being executed
+	cur     *batch.Batch          // batch being executed
 	parked  bool                  // the last command blocked
 	rerun   *blocked              // blocked command being retried
 	blocked map[string][]*blocked // key → commands waiting on it
 	ready   []string              // keys signalled since the last wake
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
-	script  scriptShard  // Lua VM, offloaded script batches
-	migr    *migrateWait // MIGRATE in flight (migrate.go)
-	trk     trackTable   // CLIENT TRACKING readers (tracking.go)
-	aof     AOF          // append-only log, nil when off (aof.go)
-	aofHeld []*Batch     // batches waiting for the turn's fsync
+	script  scriptShard    // Lua VM, offloaded script batches
+	migr    *migrateWait   // MIGRATE in flight (migrate.go)
+	trk     trackTable     // CLIENT TRACKING readers (tracking.go)
+	aof     AOF            // append-only log, nil when off (aof.go)
+	aofHeld []*batch.Batch // batches waiting for the turn's fsync
 
 	// Replication (propagate*.go): the stream, and replica mode.
 	repl        replShard
 	replica     bool
 	snapBuf     []byte
-	applyCmd    Cmd
+	applyCmd    batch.Cmd
 	applyArgs   [][]byte
 	applyOut    resp.Writer
 	applyErrors int64
@@ -112,7 +113,7 @@ func (s *Shard) handle(msg any) {
 		return
 	}
 	switch m := msg.(type) {
-	case *Batch:
+	case *batch.Batch:
 		if !s.offloadScript(m) {
 			s.run(m)
 		}
@@ -131,7 +132,7 @@ func (s *Shard) handle(msg any) {
 	}
 }
 
-func (s *Shard) run(b *Batch) {
+func (s *Shard) run(b *batch.Batch) {
 	s.now = time.Now().UnixMilli()
 	s.cur = b
 	s.runFrom(b, 0)
@@ -139,7 +140,7 @@ func (s *Shard) run(b *Batch) {
 
 // runFrom executes b's commands from index start on (a batch resumes after
 // a MIGRATE completes).
-func (s *Shard) runFrom(b *Batch, start int) {
+func (s *Shard) runFrom(b *batch.Batch, start int) {
 	skip := 0
 	for i := start; i < len(b.Cmds); i++ {
 		if (i-start)%prefetchChunk == 0 {
@@ -191,7 +192,7 @@ func (s *Shard) runFrom(b *Batch, start int) {
 
 // runOne executes one command and records its reply end. After a write it
 // signals the command's keys to WATCHers and blocked clients.
-func (s *Shard) runOne(b *Batch, cmd *Cmd) {
+func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 	b.Out.Proto = int(cmd.Proto)
 	mark := len(b.Out.B)
 	s.trackWriter(cmd)
@@ -219,7 +220,7 @@ func (s *Shard) runOne(b *Batch, cmd *Cmd) {
 	if s.repl.on && !s.replica {
 		s.propagateAfter(&s.call, cmd.Spec, cmd.Args, len(b.Out.B) > mark && b.Out.B[mark] == '-')
 	}
-	if cmd.Track&TrackRead != 0 && cmd.Spec.ReadOnly() {
+	if cmd.Track&batch.TrackRead != 0 && cmd.Spec.ReadOnly() {
 		s.trackRead(cmd)
 	}
 	if cmd.Spec.Write() && (!s.call.unchanged || s.call.signalled) && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
@@ -254,7 +255,7 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 	return bits
 }
 
-func (s *Shard) finish(b *Batch) {
+func (s *Shard) finish(b *batch.Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
 	if s.holdBatch(b) {
 		return
@@ -280,7 +281,7 @@ func (c *Call) Signal(key []byte) {
 	c.S.signal(key)
 }
 
-func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
+func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	mark := len(w.B)
 	defer func() {
 		if r := recover(); r != nil {
@@ -515,10 +516,10 @@ func (g *Group) Of(slot int) int { return slot % len(g.shards) }
 
 // Send hands a batch to shard i. The batch must not be touched until its
 // Completer is called.
-func (g *Group) Send(i int, b *Batch) {
-	b.seal()
+func (g *Group) Send(i int, b *batch.Batch) {
+	b.Seal()
 	if trace.Enabled("shard") {
-		b.enq = time.Now().UnixNano()
+		b.SetEnqueued(time.Now().UnixNano())
 	}
 	g.root.Send(g.pids[i], b)
 }

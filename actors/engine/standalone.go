@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -25,5 +26,5 @@ func NewCall(s *Shard, w *resp.Writer, slot int, now int64, args ...string) *Cal
 	for i, x := range args {
 		a[i] = []byte(x)
 	}
-	return &Call{Args: a, W: w, Slot: slot, Now: now, S: s, Cmd: &Cmd{}}
+	return &Call{Args: a, W: w, Slot: slot, Now: now, S: s, Cmd: &batch.Cmd{}}
 }

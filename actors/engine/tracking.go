@@ -3,6 +3,7 @@ package engine
 import (
 	"sync/atomic"
 
+	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -12,15 +13,6 @@ import (
 // expiry, slot loss) each of them gets one invalidation and the key is
 // forgotten. Delivery is the event loops' business: the shard hands the
 // client ids to Group.Tracker.
-
-// Track flags of a Cmd, set by the loop from the client's tracking mode.
-const (
-	// TrackRead: remember the keys of this read-only command for Cmd.Client.
-	TrackRead uint8 = 1 << iota
-	// TrackNoLoop: do not invalidate keys this command modifies for
-	// Cmd.Client itself (NOLOOP).
-	TrackNoLoop
-)
 
 // Tracker delivers invalidations (implemented by netio). Methods are called
 // on shard goroutines and must not block.
@@ -65,7 +57,7 @@ type trackTable struct {
 }
 
 // trackRead records that cmd's client read its keys.
-func (s *Shard) trackRead(cmd *Cmd) {
+func (s *Shard) trackRead(cmd *batch.Cmd) {
 	if s.group.Tracking.Tracker == nil || cmd.Slot < 0 {
 		return
 	}
@@ -195,11 +187,11 @@ func (s *Shard) TrackFlush() {
 }
 
 // trackWriter notes the client of the command about to run (NOLOOP).
-func (s *Shard) trackWriter(cmd *Cmd) {
+func (s *Shard) trackWriter(cmd *batch.Cmd) {
 	s.trk.writer = cmd.Client
-	s.trk.noloop = cmd.Track&TrackNoLoop != 0
+	s.trk.noloop = cmd.Track&batch.TrackNoLoop != 0
 	s.trk.reader = 0
-	if cmd.Track&TrackRead != 0 {
+	if cmd.Track&batch.TrackRead != 0 {
 		s.trk.reader = cmd.Client
 	}
 }

@@ -1,40 +1,9 @@
 package engine
 
-import (
-	"sync/atomic"
-)
-
-// WatchState is one client's WATCH set. Shards owning watched keys flag it
-// dirty when one of them changes; EXEC checks it inside the shard that runs
-// the transaction, at the moment the transaction starts.
-type WatchState struct {
-	dirty atomic.Bool
-	// expireAt is the earliest TTL among the watched keys when they were
-	// watched (0: none): a key that expires after WATCH aborts EXEC, as in
-	// Redis 7.
-	expireAt atomic.Int64
-	// Shards holding records for this state (bit i: shard i), so UNWATCH
-	// only visits those. Written by the loop before dispatching WATCH.
-	Shards uint64
-}
-
-// Aborted reports whether a transaction guarded by ws must not run at now.
-func (ws *WatchState) Aborted(now int64) bool {
-	if ws == nil {
-		return false
-	}
-	if ws.dirty.Load() {
-		return true
-	}
-	at := ws.expireAt.Load()
-	return at != 0 && at <= now
-}
-
-// Dirty marks the state (FLUSHALL, slot loss, ...).
-func (ws *WatchState) Dirty() { ws.dirty.Store(true) }
+import "github.com/slotd/slotd/netio/batch"
 
 type watchRec struct {
-	ws *WatchState
+	ws *batch.WatchState
 }
 
 // Watch records that c.Cmd.Watch watches key (the WATCH command).
@@ -55,15 +24,7 @@ func (c *Call) Watch(key []byte) {
 	}
 	s.watched[k] = append(s.watched[k], watchRec{ws: ws})
 	if e := c.peek(key); e != nil && e.Expire != 0 {
-		for {
-			cur := ws.expireAt.Load()
-			if cur != 0 && cur <= e.Expire {
-				break
-			}
-			if ws.expireAt.CompareAndSwap(cur, e.Expire) {
-				break
-			}
-		}
+		ws.NoteExpire(e.Expire)
 	}
 }
 
@@ -72,12 +33,12 @@ func (s *Shard) signalWatch(key []byte) {
 		return
 	}
 	for _, r := range s.watched[string(key)] {
-		r.ws.dirty.Store(true)
+		r.ws.Dirty()
 	}
 }
 
 // Unwatch drops every record of ws in this shard.
-func (s *Shard) Unwatch(ws *WatchState) {
+func (s *Shard) Unwatch(ws *batch.WatchState) {
 	for k, recs := range s.watched {
 		out := recs[:0]
 		for _, r := range recs {
@@ -98,7 +59,7 @@ func (s *Shard) Unwatch(ws *WatchState) {
 func (s *Shard) DirtyAllWatchers() {
 	for _, recs := range s.watched {
 		for _, r := range recs {
-			r.ws.dirty.Store(true)
+			r.ws.Dirty()
 		}
 	}
 }

@@ -1,4 +1,9 @@
-package engine
+// Package batch owns the messages between client I/O and the shard actors:
+// a Batch carries the commands of one client read that go to one shard actor,
+// with their arguments copied out of the network buffer, and collects their
+// replies in command order; WatchState is a client's WATCH set that the shards
+// flag and EXEC checks.
+package batch
 
 import (
 	"sync"
@@ -55,11 +60,15 @@ type Batch struct {
 
 	enq     int64 // unix ns when queued, set only while tracing
 	traceID uint64
-	warm    uint64 // sink for prefetch.go's loads
+	Warm    uint64 // sink for prefetch.go's loads
 }
 
 // EnqueuedAt implements trace.Stamped.
 func (b *Batch) EnqueuedAt() int64 { return b.enq }
+
+// SetEnqueued stamps the batch with the unix ns it was queued at (set only
+// while tracing).
+func (b *Batch) SetEnqueued(ns int64) { b.enq = ns }
 
 // TraceID implements trace.Stamped: the client id and read sequence the
 // batch came from, so a command can be followed from loop to shard.
@@ -94,7 +103,7 @@ func (b *Batch) Release() {
 	b.argv = b.argv[:0]
 	b.Done = nil
 	b.Ctx = nil
-	b.enq, b.traceID, b.warm = 0, 0, 0
+	b.enq, b.traceID, b.Warm = 0, 0, 0
 	batchPool.Put(b)
 }
 
@@ -112,7 +121,7 @@ func (b *Batch) Add(spec *command.Spec, args [][]byte, slot int, proto int, aski
 }
 
 // seal builds the argument vectors once the arena no longer moves.
-func (b *Batch) seal() {
+func (b *Batch) Seal() {
 	b.argv = b.argv[:0]
 	for i := 0; i < len(b.offs); i += 2 {
 		s, e := b.offs[i], b.offs[i+1]
