@@ -24,7 +24,6 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -194,16 +193,11 @@ func (s *Server) PauseWrites(until time.Time, done func()) {
 				runtime.Gosched()
 			}
 		}
-		n := s.shards.N()
-		var left atomic.Int32
-		left.Store(int32(n))
-		for i := 0; i < n; i++ {
-			s.shards.Do(i, func(*engine.Shard) {
-				if left.Add(-1) == 0 && p.writeEnd.Load() != 0 {
-					done()
-				}
-			})
-		}
+		s.shards.Barrier(func() {
+			if p.writeEnd.Load() != 0 {
+				done()
+			}
+		})
 	}()
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -291,38 +290,6 @@ func (t *infoText) float(k string, v float64, prec int) {
 	t.str(k, strconv.FormatFloat(v, 'f', prec, 64))
 }
 
-// keyCounts is what every shard reports for INFO keyspace.
-type keyCounts struct {
-	keys, expires int64
-	ttlSum, ttlN  int64 // sampled remaining TTLs (ms)
-}
-
-// countKeys runs inside shard sh: key and expire counts of its slots and a
-// bounded sample of remaining TTLs for avg_ttl (Redis estimates it by
-// sampling too).
-func countKeys(sh *engine.Shard, now int64) keyCounts {
-	var kc keyCounts
-	samples, steps := 64, 1024 // per shard: TTLs to sample, buckets to visit
-	sh.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
-		kc.keys += int64(ks.Len())
-		n := ks.ExpiresLen()
-		kc.expires += int64(n)
-		for cursor := uint64(0); n > 0 && samples > 0 && steps > 0; steps-- {
-			cursor = ks.ScanExpires(cursor, func(e *keyspace.Entry) {
-				if samples > 0 && e.Expire > now {
-					kc.ttlSum += e.Expire - now
-					kc.ttlN++
-					samples--
-				}
-			})
-			if cursor == 0 {
-				break
-			}
-		}
-	})
-	return kc
-}
-
 // cmdInfo implements INFO [section ...]. Everything but the keyspace is read
 // on the loop; key counts come from the shards themselves, so with the
 // keyspace section the reply is deferred until every shard has answered.
@@ -341,20 +308,19 @@ func cmdInfo(x *Ctx) {
 		n := s.shards.N()
 		var (
 			mu        sync.Mutex
-			sum       keyCounts
+			sum       engine.KeyCounts
 			ttlWeight float64 // Σ mean sampled TTL × volatile keys, over sampled shards
 			ttlKeys   int64
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
-			s.shards.Do(i, func(sh *engine.Shard) {
-				kc := countKeys(sh, time.Now().UnixMilli())
+			s.shards.CountKeys(i, time.Now().UnixMilli(), func(kc engine.KeyCounts) {
 				mu.Lock()
-				sum.keys += kc.keys
-				sum.expires += kc.expires
-				if kc.ttlN > 0 {
-					ttlWeight += float64(kc.ttlSum) / float64(kc.ttlN) * float64(kc.expires)
-					ttlKeys += kc.expires
+				sum.Keys += kc.Keys
+				sum.Expires += kc.Expires
+				if kc.TTLN > 0 {
+					ttlWeight += float64(kc.TTLSum) / float64(kc.TTLN) * float64(kc.Expires)
+					ttlKeys += kc.Expires
 				}
 				remaining--
 				last := remaining == 0
@@ -362,13 +328,13 @@ func cmdInfo(x *Ctx) {
 				if !last {
 					return
 				}
-				if sum.keys > 0 {
+				if sum.Keys > 0 {
 					avg := int64(0)
 					if ttlKeys > 0 {
 						avg = int64(ttlWeight / float64(ttlKeys))
 					}
-					t.str("db0", "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
-						strconv.FormatInt(sum.expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
+					t.str("db0", "keys="+strconv.FormatInt(sum.Keys, 10)+",expires="+
+						strconv.FormatInt(sum.Expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
 				}
 				d.W.Verbatim(string(t.b))
 				d.Done()

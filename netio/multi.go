@@ -226,7 +226,7 @@ func (s *Server) unwatch(cl *client) {
 	cl.watch = nil
 	for i := 0; i < s.shards.N(); i++ {
 		if ws.Shards&(1<<uint(i%64)) != 0 {
-			s.shards.Do(i, func(sh *engine.Shard) { sh.Unwatch(ws) })
+			s.shards.Unwatch(i, ws)
 		}
 	}
 }

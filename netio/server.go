@@ -22,8 +22,8 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
@@ -60,7 +60,7 @@ type Server struct {
 	Log    zerolog.Logger
 	Table  *slots.Holder
 	system *actor.ActorSystem
-	shards *engine.Group
+	shards *shard.Group
 	// Cluster is set in cluster mode (before Serve).
 	Cluster Cluster
 
@@ -188,7 +188,7 @@ func New(o Options) *Server {
 		}
 		s.Table.Publish(t)
 	}
-	s.shards = engine.NewGroup(o.System, n, o.Log)
+	s.shards = shard.NewGroup(o.System, n, o.Log)
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.watchInt("maxclients", &s.maxClients)
@@ -210,7 +210,7 @@ func New(o Options) *Server {
 }
 
 // Shards exposes the shard group (cluster actor, tests).
-func (s *Server) Shards() *engine.Group { return s.shards }
+func (s *Server) Shards() *shard.Group { return s.shards }
 
 // Serve listens on addr ("tcp://127.0.0.1:6379") and blocks until Stop.
 func (s *Server) Serve(addrs ...string) error {
@@ -314,7 +314,7 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	cl.closed = true
 	if cl.blockedBatch != nil {
 		b := cl.blockedBatch
-		s.shards.Do(cl.blockedShard, func(sh *engine.Shard) { sh.CancelBlocked(b) })
+		s.shards.CancelBlocked(cl.blockedShard, b)
 		cl.blockedBatch = nil
 	}
 	if cl.watch != nil {

@@ -32,8 +32,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/config"
 )
 
@@ -54,7 +54,7 @@ var (
 
 // Manager owns a node's append-only file.
 type Manager struct {
-	g   *engine.Group
+	g   *shard.Group
 	cfg *config.Config
 	log zerolog.Logger
 	p   *persist.Manager
@@ -89,7 +89,7 @@ type Manager struct {
 }
 
 // New returns the manager of g's AOF. It does nothing until Open.
-func New(g *engine.Group, cfg *config.Config, log zerolog.Logger, p *persist.Manager) *Manager {
+func New(g *shard.Group, cfg *config.Config, log zerolog.Logger, p *persist.Manager) *Manager {
 	m := &Manager{g: g, cfg: cfg, log: log, p: p, stop: make(chan struct{}), bgRewrite: make(chan struct{}, 1)}
 	m.lastRwSec.Store(-1)
 	m.lastRwOK.Store(true)

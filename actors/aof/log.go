@@ -210,7 +210,7 @@ func (l *shardLog) syncLoop() {
 			l.syncOnce(false)
 		case <-t.C:
 			if l.failing.Load() {
-				l.m.g.Do(l.id, func(*engine.Shard) { l.retry() })
+				l.m.g.InTurn(l.id, "aof-retry", l.retry)
 			}
 			if l.m.Policy() == policyEverysec {
 				l.syncOnce(false)

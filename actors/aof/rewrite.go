@@ -148,7 +148,7 @@ func (m *Manager) eachLog(logs []*shardLog, fn func(*shardLog)) {
 	var wg sync.WaitGroup
 	for i, l := range logs {
 		wg.Add(1)
-		m.g.Do(i, func(*engine.Shard) {
+		m.g.InTurn(i, "aof-log-step", func() {
 			fn(l)
 			wg.Done()
 		})
@@ -173,7 +173,7 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog, rdbBase bool) (int
 			return 0, fmt.Errorf("opening the AOF incr file %s: %w", name, err)
 		}
 		done := make(chan struct{})
-		m.g.Do(i, func(*engine.Shard) {
+		m.g.InTurn(i, "aof-begin-rewrite", func() {
 			l.beginRewrite(incr, name)
 			close(done)
 		})

@@ -38,31 +38,21 @@ type AOF interface {
 
 // AttachAOF makes a the log of shard i and turns record collection on
 // (the streams; no backlog is kept unless replication enabled one).
-func (g *Group) AttachAOF(i int, a AOF, done func()) {
-	g.Do(i, func(s *Shard) {
-		s.releaseHeld()
-		s.aof = a
-		s.repl.on = true
-		if done != nil {
-			done()
-		}
-	})
+func (s *Shard) AttachAOF(a AOF) {
+	s.releaseHeld()
+	s.aof = a
+	s.repl.on = true
 }
 
 // DetachAOF stops shard i's log; record collection goes back off unless
 // replication turned the streams on.
-func (g *Group) DetachAOF(i int, done func()) {
-	g.Do(i, func(s *Shard) {
-		s.releaseHeld()
-		s.aof = nil
-		if !g.streamsOn.Load() {
-			s.repl.on = false
-			s.repl.pending, s.repl.nrec = s.repl.pending[:0], 0
-		}
-		if done != nil {
-			done()
-		}
-	})
+func (s *Shard) DetachAOF() {
+	s.releaseHeld()
+	s.aof = nil
+	if !s.group.streamsOn.Load() {
+		s.repl.on = false
+		s.repl.pending, s.repl.nrec = s.repl.pending[:0], 0
+	}
 }
 
 // holdBatch keeps b's replies until the turn's records are on disk; it
@@ -172,31 +162,29 @@ type RecordChunk struct {
 // AOF base with aof-use-rdb-preamble no): shard i's slots from from on,
 // whole slots at a time until about budget bytes. reply runs in the
 // shard's turn and must not block. Expired keys are left out.
-func (g *Group) RecordSlots(i, from, budget int, reply func(RecordChunk)) {
-	g.Do(i, func(s *Shard) {
-		var ch RecordChunk
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("rewrite panicked")
-					ch.Err = p
-				}
-			}()
-			w := recWriter{}
-			now := nowMS()
-			slot := max(from, s.ID)
-			for ; slot < slots.NumSlots && len(w.b) < budget; slot += s.n {
-				if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
-					ks.ForEach(func(e *keyspace.Entry) bool {
-						if e.Expire == 0 || e.Expire > now {
-							w.entry(slot, e)
-						}
-						return true
-					})
-				}
+func (s *Shard) RecordSlots(from, budget int) RecordChunk {
+	var ch RecordChunk
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("rewrite panicked")
+				ch.Err = p
 			}
-			ch.B, ch.Next = w.b, min(slot, slots.NumSlots)
 		}()
-		reply(ch)
-	})
+		w := recWriter{}
+		now := s.group.nowMS()
+		slot := max(from, s.ID)
+		for ; slot < slots.NumSlots && len(w.b) < budget; slot += s.n {
+			if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+				ks.ForEach(func(e *keyspace.Entry) bool {
+					if e.Expire == 0 || e.Expire > now {
+						w.entry(slot, e)
+					}
+					return true
+				})
+			}
+		}
+		ch.B, ch.Next = w.b, min(slot, slots.NumSlots)
+	}()
+	return ch
 }

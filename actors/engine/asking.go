@@ -208,18 +208,12 @@ func errText(b []byte) string {
 	return string(b[1 : len(b)-2])
 }
 
-// RedirectBlocked tells every shard to check its blocked clients against
+// RedirectBlocked checks the shard's blocked clients against
 // the routing table just published: a client blocked on a key whose slot
 // this node no longer serves (and is not importing) gets -MOVED (or
 // -CLUSTERDOWN) at once instead of waiting for a push that will never
 // come here, as Redis's clusterRedirectBlockedClientIfNeeded.
-func (g *Group) RedirectBlocked() {
-	for i := range g.shards {
-		g.Do(i, func(s *Shard) { s.redirectBlocked() })
-	}
-}
-
-func (s *Shard) redirectBlocked() {
+func (s *Shard) RedirectBlocked() {
 	if len(s.blocked) == 0 {
 		return
 	}
@@ -227,7 +221,7 @@ func (s *Shard) redirectBlocked() {
 	if t == nil {
 		return
 	}
-	seen := map[*blocked]bool{}
+	seen := map[*Blocked]bool{}
 	for _, list := range s.blocked {
 		for _, bl := range list {
 			if bl.done || seen[bl] || bl.cmd.Slot < 0 {

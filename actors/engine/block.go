@@ -12,17 +12,16 @@ import (
 // without reporting it done, until a write signals one of its keys, its
 // timeout fires, or the client goes away.
 
-// blocked is one parked command.
-type blocked struct {
+// Blocked is one parked command. The shard's Host arms its timeout and
+// hands it back to Timeout when it fires.
+type Blocked struct {
 	b       *batch.Batch
 	cmd     *batch.Cmd
 	keys    []string
-	timer   *time.Timer
+	cancel  func() // disarms the timeout (nil: none)
 	done    bool
 	timeout func(c *Call) // writes the timeout reply
 }
-
-type unblockTimeout struct{ bl *blocked }
 
 // Block parks the current command: keys are what it waits on, timeout 0
 // waits forever; onTimeout writes the reply when the timeout fires (a null
@@ -35,19 +34,17 @@ func (c *Call) Block(keys [][]byte, timeout time.Duration, onTimeout func(c *Cal
 	if s.rerun != nil && s.rerun.cmd == c.Cmd {
 		return // still waiting: keep the original place in line
 	}
-	bl := &blocked{b: s.cur, cmd: c.Cmd, timeout: onTimeout}
+	bl := &Blocked{b: s.cur, cmd: c.Cmd, timeout: onTimeout}
 	for _, k := range keys {
 		ks := string(k)
 		bl.keys = append(bl.keys, ks)
 		if s.blocked == nil {
-			s.blocked = map[string][]*blocked{}
+			s.blocked = map[string][]*Blocked{}
 		}
 		s.blocked[ks] = append(s.blocked[ks], bl)
 	}
 	if timeout > 0 {
-		pid := s.group.pids[s.ID]
-		root := s.group.root
-		bl.timer = time.AfterFunc(timeout, func() { root.Send(pid, unblockTimeout{bl}) })
+		bl.cancel = s.host.After(timeout, bl)
 	}
 	s.Stats.Blocked.Add(1)
 }
@@ -64,7 +61,7 @@ func (s *Shard) wake() {
 	for len(s.ready) > 0 {
 		key := s.ready[0]
 		s.ready = s.ready[1:]
-		for _, bl := range append([]*blocked(nil), s.blocked[key]...) {
+		for _, bl := range append([]*Blocked(nil), s.blocked[key]...) {
 			if bl.done {
 				continue
 			}
@@ -85,10 +82,10 @@ func (s *Shard) wake() {
 }
 
 // unpark removes bl from every key it waits on and stops its timer.
-func (s *Shard) unpark(bl *blocked) {
+func (s *Shard) unpark(bl *Blocked) {
 	bl.done = true
-	if bl.timer != nil {
-		bl.timer.Stop()
+	if bl.cancel != nil {
+		bl.cancel()
 	}
 	for _, k := range bl.keys {
 		list := s.blocked[k]
@@ -107,12 +104,14 @@ func (s *Shard) unpark(bl *blocked) {
 	s.Stats.Blocked.Add(-1)
 }
 
-func (s *Shard) onTimeout(bl *blocked) {
+// Timeout answers bl at now (unix ms) as its command does when its time is
+// up, unless it was served meanwhile.
+func (s *Shard) Timeout(bl *Blocked, now int64) {
 	if bl.done {
 		return
 	}
 	s.unpark(bl)
-	s.now = time.Now().UnixMilli()
+	s.now = now
 	b := bl.b
 	b.Out.Proto = int(bl.cmd.Proto)
 	c := &s.call

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio/command"
@@ -36,23 +35,7 @@ type RunningFunction struct {
 	Name       string
 	Command    [][]byte // the FCALL's arguments
 	DurationMS int64
-	start      time.Time
 }
-
-// RunningFunction returns the function a shard runs now, or nil.
-func (g *Group) RunningFunction() *RunningFunction {
-	for _, s := range g.shards {
-		if r := s.script.running.Load(); r != nil {
-			out := *r
-			out.DurationMS = time.Since(r.start).Milliseconds()
-			return &out
-		}
-	}
-	return nil
-}
-
-// Functions is the node's function registry (FUNCTION LOAD and friends).
-func (g *Group) Functions() *script.Libraries { return g.scriptInit().libs }
 
 func (c *Call) fcall(readOnly bool) {
 	fn := c.S.group.Functions().Function(c.Args[1])
@@ -79,13 +62,11 @@ func (c *Call) fcall(readOnly bool) {
 	for i, a := range c.Args {
 		cmd[i] = append([]byte(nil), a...)
 	}
-	s.script.running.Store(&RunningFunction{Name: fn.Name, Command: cmd, start: time.Now()})
-	defer s.script.running.Store(nil)
-	s.runLua(c, readOnly, true, func(vm *script.VM, ctx context.Context, h script.Host) {
+	s.runLua(c, readOnly, &RunningFunction{Name: fn.Name, Command: cmd}, func(vm *script.VM, ctx context.Context, h script.Host) {
 		libs := s.group.Functions()
-		if g := libs.Gen(); s.script.libGen != g {
+		if gen := libs.Gen(); s.script.libGen != gen {
 			vm.ForgetLibraries(libs.Loaded)
-			s.script.libGen = g
+			s.script.libGen = gen
 		}
 		vm.CallFunction(ctx, fn, keys, argv, h, c.W)
 	})

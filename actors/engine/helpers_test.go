@@ -331,7 +331,7 @@ func inShard(t *testing.T, n *nodetest.Node, key string, fn func(s *engine.Shard
 	g := n.Server.Shards()
 	slot := slots.HashSlotString(key)
 	done := make(chan struct{})
-	g.Do(g.Of(slot), func(s *engine.Shard) {
+	g.Inspect(g.Of(slot), func(s *engine.Shard) {
 		defer close(done)
 		fn(s, slot)
 	})

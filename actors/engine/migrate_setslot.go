@@ -7,17 +7,14 @@ package engine
 // false if the shard streams nothing (no replica, or a replica itself).
 // The record stays out of the AOF: it is cluster configuration, which
 // nodes.conf keeps.
-func (g *Group) StreamAdmin(i int, args [][]byte, done func(streamed bool)) {
-	g.Do(i, func(s *Shard) {
-		if !s.Streaming() {
-			done(false)
-			return
-		}
-		s.publish()
-		r := &s.repl
-		r.record(-1, args)
-		r.aofMark = len(r.pending)
-		s.publish()
-		done(true)
-	})
+func (s *Shard) StreamAdmin(args [][]byte) bool {
+	if !s.Streaming() {
+		return false
+	}
+	s.publish()
+	r := &s.repl
+	r.record(-1, args)
+	r.aofMark = len(r.pending)
+	s.publish()
+	return true
 }

@@ -31,27 +31,25 @@ type SaveChunk struct {
 // or any slot < N to start) on, whole slots at a time until about budget
 // bytes, and calls reply with the records (on the shard's goroutine: it
 // must not block). Expired keys are left out.
-func (g *Group) SaveSlots(i, from, budget int, opt rdb.Options, reply func(SaveChunk)) {
-	g.Do(i, func(s *Shard) {
-		var ch SaveChunk
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("save panicked")
-					ch.Err = p
-				}
-			}()
-			s.saveSlots(&ch, from, budget, opt)
+func (s *Shard) SaveSlots(from, budget int, opt rdb.Options) SaveChunk {
+	var ch SaveChunk
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("save panicked")
+				ch.Err = p
+			}
 		}()
-		reply(ch)
-	})
+		s.saveSlots(&ch, from, budget, opt)
+	}()
+	return ch
 }
 
 func (s *Shard) saveSlots(ch *SaveChunk, from, budget int, opt rdb.Options) {
 	if from < s.ID {
 		from = s.ID
 	}
-	now := nowMS()
+	now := s.group.nowMS()
 	slot := from
 	for ; slot < slots.NumSlots && len(ch.B) < budget; slot += s.n {
 		ks := s.spaces[slot]
@@ -109,33 +107,31 @@ type LoadedKey struct {
 // LoadKeys stores keys (all of shard i's slots) in shard i, replacing
 // existing ones, and calls reply with the number stored and the first
 // value that could not be built (on the shard's goroutine).
-func (g *Group) LoadKeys(i int, keys []LoadedKey, reply func(n int, err error)) {
-	g.Do(i, func(s *Shard) {
-		n, firstErr := 0, error(nil)
-		c := &s.call
-		for _, k := range keys {
-			*c = Call{Slot: k.Slot, Now: nowMS(), S: s}
-			if k.Keep && c.peek(k.Key) != nil {
-				continue
-			}
-			v, err := c.restoreObject(k.Obj)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
-			c.Delete(k.Key)
-			e := c.Create(k.Key, v.Kind)
-			e.Str, e.Obj = v.Str, v.Obj
-			if k.Expire != 0 {
-				c.SetExpire(e, k.Expire)
-			}
-			n++
+func (s *Shard) LoadKeys(keys []LoadedKey) (int, error) {
+	n, firstErr := 0, error(nil)
+	c := &s.call
+	for _, k := range keys {
+		*c = Call{Slot: k.Slot, Now: s.group.nowMS(), S: s}
+		if k.Keep && c.peek(k.Key) != nil {
+			continue
 		}
-		*c = Call{}
-		reply(n, firstErr)
-	})
+		v, err := c.restoreObject(k.Obj)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		c.Delete(k.Key)
+		e := c.Create(k.Key, v.Kind)
+		e.Str, e.Obj = v.Str, v.Obj
+		if k.Expire != 0 {
+			c.SetExpire(e, k.Expire)
+		}
+		n++
+	}
+	*c = Call{}
+	return n, firstErr
 }
 
 // Dirty is the number of changing writes so far, over all shards.

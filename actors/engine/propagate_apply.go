@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
@@ -44,10 +43,8 @@ type ApplyBatch struct {
 	Done func()
 }
 
-// Apply runs b in shard i.
-func (g *Group) Apply(i int, b *ApplyBatch) { g.Do(i, func(s *Shard) { s.apply(b) }) }
-
-func (s *Shard) apply(b *ApplyBatch) {
+// Apply runs b, a batch of the primary's stream, in the shard.
+func (s *Shard) Apply(b *ApplyBatch) {
 	r := &s.repl
 	for i := range b.Cmds {
 		rc := &b.Cmds[i]
@@ -113,7 +110,7 @@ func (s *Shard) applyOne(rc *Replicated) {
 	failed := len(w.B) > 0 && w.B[0] == '-'
 	if failed {
 		s.applyErrors++
-		if now := time.Now(); now.Sub(s.applyErrAt) > time.Second {
+		if now := s.group.nowMS(); now-s.applyErrAt > 1000 {
 			s.applyErrAt = now
 			s.log.Warn().Str("command", rc.Spec.Name).Str("reply", string(trimCRLF(w.B))).
 				Int64("errors", s.applyErrors).Msg("command from the primary failed on this replica")
@@ -179,5 +176,3 @@ func trimCRLF(b []byte) []byte {
 	}
 	return b
 }
-
-func nowMS() int64 { return time.Now().UnixMilli() }

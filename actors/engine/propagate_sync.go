@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime/debug"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/set"
@@ -19,64 +18,50 @@ import (
 // only touched inside its turns); completion is reported by callbacks,
 // which run on the shard's goroutine and must not block.
 
-// each runs fn in every shard and then done (once, after the last).
-func (g *Group) each(fn func(s *Shard), done func()) {
-	left := atomic.Int32{}
-	left.Store(int32(len(g.shards)))
-	for i := range g.shards {
-		g.Do(i, func(s *Shard) {
-			fn(s)
-			if left.Add(-1) == 0 && done != nil {
-				done()
-			}
-		})
+// EnableStream turns the shard's stream on with a backlog of per bytes
+// (BacklogShare). The offset continues where it was. A backlog that exists
+// already is resized, keeping its tail.
+func (s *Shard) EnableStream(per int) {
+	r := &s.repl
+	if r.on && len(r.backlog.buf) == per {
+		return
 	}
+	off := r.offset.Load()
+	old := r.backlog
+	var tail []byte
+	if r.on {
+		from := max(old.start, old.end-int64(per))
+		tail = old.appendFrom(nil, from)
+	}
+	r.backlog = ring{}
+	r.backlog.reset(per, off-int64(len(tail)))
+	if len(tail) > 0 {
+		r.backlog.write(tail, off)
+	}
+	r.on = true
+	r.blFirst.Store(r.backlog.start)
+	r.blLen.Store(r.backlog.end - r.backlog.start)
 }
 
-// Barrier calls done once every shard has handled every message sent to it
-// before (by the same goroutine).
-func (g *Group) Barrier(done func()) { g.each(func(*Shard) {}, done) }
+// BacklogShare is the backlog each of n shards keeps of a replication
+// backlog of size bytes: an even split, 16KB at least.
+func BacklogShare(size int64, n int) int { return int(max(size/int64(n), 16<<10)) }
 
-// EnableStreams turns the streams on, with a backlog of size bytes split
-// evenly across the shards (16KB at least each). Offsets continue where
-// they were. A backlog that exists already is resized, keeping its tail.
-func (g *Group) EnableStreams(size int64, done func()) {
-	per := int(max(size/int64(len(g.shards)), 16<<10))
-	g.streamsOn.Store(true)
-	g.each(func(s *Shard) {
-		r := &s.repl
-		if r.on && len(r.backlog.buf) == per {
-			return
-		}
-		off := r.offset.Load()
-		old := r.backlog
-		var tail []byte
-		if r.on {
-			from := max(old.start, old.end-int64(per))
-			tail = old.appendFrom(nil, from)
-		}
-		r.backlog = ring{}
-		r.backlog.reset(per, off-int64(len(tail)))
-		if len(tail) > 0 {
-			r.backlog.write(tail, off)
-		}
-		r.on = true
-		r.blFirst.Store(r.backlog.start)
-		r.blLen.Store(r.backlog.end - r.backlog.start)
-	}, done)
-}
+// MarkStreamsOn records that the streams were turned on (StreamsOn).
+func (g *Group) MarkStreamsOn() { g.streamsOn.Store(true) }
 
 // StreamsOn reports whether EnableStreams ran (read without a message; the
 // value may lag by a turn).
 func (g *Group) StreamsOn() bool { return g.streamsOn.Load() }
 
-// SetReplica switches replica mode: no expiry by the local clock (only the
+// SetReplica switches the shard's replica mode: no expiry by the local clock (only the
 // primary's DEL removes keys; reads still hide keys past their TTL), and
 // writes of ordinary clients are not streamed.
-func (g *Group) SetReplica(on bool, done func()) {
-	g.replica.Store(on)
-	g.each(func(s *Shard) { s.replica = on }, done)
-}
+func (s *Shard) SetReplica(on bool) { s.replica = on }
+
+// MarkReplica records replica mode for Replica (set before the shards'
+// SetReplica run).
+func (g *Group) MarkReplica(on bool) { g.replica.Store(on) }
 
 // ErrReadOnlyReplica is the reply to writes on a read-only replica.
 const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
@@ -103,110 +88,90 @@ func (g *Group) BacklogStats() (first, histlen int64) {
 	return first, histlen
 }
 
-// ResetStreams empties the backlogs and, when offsets is not nil, moves the
-// streams to those offsets (a replica that starts a full sync from a
+// ResetStream empties the backlog and, when offsets is not nil, moves the
+// stream to offsets[ID] (a replica that starts a full sync from a
 // primary with the same shard count takes over its offsets). Every feed
 // is dropped.
-func (g *Group) ResetStreams(offsets []int64, done func()) {
-	g.each(func(s *Shard) {
-		r := &s.repl
-		off := r.offset.Load()
-		if offsets != nil && s.ID < len(offsets) {
-			off = offsets[s.ID]
-		}
-		r.offset.Store(off)
-		r.backlog.reset(len(r.backlog.buf), off)
-		r.blFirst.Store(off)
-		r.blLen.Store(0)
-		clear(r.feeds)
-		r.feeds = r.feeds[:0]
-	}, done)
+func (s *Shard) ResetStream(offsets []int64) {
+	r := &s.repl
+	off := r.offset.Load()
+	if offsets != nil && s.ID < len(offsets) {
+		off = offsets[s.ID]
+	}
+	r.offset.Store(off)
+	r.backlog.reset(len(r.backlog.buf), off)
+	r.blFirst.Store(off)
+	r.blLen.Store(0)
+	clear(r.feeds)
+	r.feeds = r.feeds[:0]
 }
 
-// Attach connects sink to shard i's stream. With from >= 0 it is a partial
+// AttachFeed connects sink to the shard's stream. With from >= 0 it is a partial
 // resync: when the backlog holds the stream from that offset, the held
 // bytes are sent at once and ok is true; otherwise nothing is attached.
 // With from < 0 the sink is attached for a full sync: it gets records of
 // slots only once Snapshot has sent them. start is the stream offset at
 // which the sink was attached.
-func (g *Group) Attach(i int, sink Sink, from int64, reply func(ok bool, start int64)) {
-	g.Do(i, func(s *Shard) {
-		r := &s.repl
-		end := r.offset.Load()
-		if !r.on {
-			reply(false, end)
-			return
+func (s *Shard) AttachFeed(sink Sink, from int64) (ok bool, start int64) {
+	r := &s.repl
+	end := r.offset.Load()
+	if !r.on {
+		return false, end
+	}
+	if j := r.find(sink); j >= 0 {
+		r.dropFeed(j)
+	}
+	if from >= 0 {
+		if !r.backlog.covers(from) {
+			return false, end
 		}
-		if j := r.find(sink); j >= 0 {
-			r.dropFeed(j)
-		}
-		if from >= 0 {
-			if !r.backlog.covers(from) {
-				reply(false, end)
-				return
+		if from < end {
+			s.repl.scratch = r.backlog.appendFrom(s.repl.scratch[:0], from)
+			if !sink.Frame(FrameStream, s.ID, end, s.repl.scratch) {
+				return false, end
 			}
-			if from < end {
-				s.repl.scratch = r.backlog.appendFrom(s.repl.scratch[:0], from)
-				if !sink.Frame(FrameStream, s.ID, end, s.repl.scratch) {
-					reply(false, end)
-					return
-				}
-			}
-			r.feeds = append(r.feeds, &feedState{sink: sink})
-			reply(true, end)
-			return
 		}
-		r.feeds = append(r.feeds, &feedState{sink: sink, syncing: true, next: s.ID})
-		reply(true, end)
-	})
+		r.feeds = append(r.feeds, &feedState{sink: sink})
+		return true, end
+	}
+	r.feeds = append(r.feeds, &feedState{sink: sink, syncing: true, next: s.ID})
+	return true, end
 }
 
-// Covers reports whether shard i's backlog holds its stream from offset.
-func (g *Group) Covers(i int, offset int64, reply func(bool)) {
-	g.Do(i, func(s *Shard) { reply(s.repl.on && s.repl.backlog.covers(offset)) })
+// Covers reports whether the shard's backlog holds its stream from offset.
+func (s *Shard) Covers(offset int64) bool { return s.repl.on && s.repl.backlog.covers(offset) }
+
+// Offset is the shard's stream offset.
+func (s *Shard) Offset() int64 { return s.repl.offset.Load() }
+
+// DetachFeed forgets sink.
+func (s *Shard) DetachFeed(sink Sink) {
+	if j := s.repl.find(sink); j >= 0 {
+		s.repl.dropFeed(j)
+	}
 }
 
-// OffsetsAfter reports every shard's stream offset once each has handled
-// what was sent to it before (WAIT: the writes its client made before).
-func (g *Group) OffsetsAfter(reply func([]int64)) {
-	out := make([]int64, len(g.shards))
-	g.each(func(s *Shard) { out[s.ID] = s.repl.offset.Load() }, func() { reply(out) })
-}
-
-// Detach forgets sink in every shard.
-func (g *Group) Detach(sink Sink, done func()) {
-	g.each(func(s *Shard) {
-		if j := s.repl.find(sink); j >= 0 {
-			s.repl.dropFeed(j)
-		}
-	}, done)
-}
-
-// Snapshot sends sink the next slots of shard i (at least one non-empty
+// Snapshot sends sink the next slots of the shard (at least one non-empty
 // slot, then more while under budget bytes), as records that recreate
 // their keys, in one turn: the slot's stream records follow from then on.
 // done reports that every slot of the shard has been sent (a FrameSynced
 // frame follows the last snapshot frame). A sink that is not attached
 // (anymore) reports done.
-func (g *Group) Snapshot(i int, sink Sink, budget int, reply func(done bool)) {
-	g.Do(i, func(s *Shard) {
-		j := s.repl.find(sink)
-		if j < 0 {
-			reply(true)
-			return
-		}
-		f := s.repl.feeds[j]
-		if !f.syncing {
-			reply(true)
-			return
-		}
-		done, ok := s.safeSnapshotStep(f, budget)
-		if !ok {
-			s.repl.dropFeed(s.repl.find(sink))
-			done = true
-		}
-		reply(done)
-	})
+func (s *Shard) Snapshot(sink Sink, budget int) bool {
+	j := s.repl.find(sink)
+	if j < 0 {
+		return true
+	}
+	f := s.repl.feeds[j]
+	if !f.syncing {
+		return true
+	}
+	done, ok := s.safeSnapshotStep(f, budget)
+	if !ok {
+		s.repl.dropFeed(s.repl.find(sink))
+		done = true
+	}
+	return done
 }
 
 // safeSnapshotStep is snapshotStep turning a panic into a failed feed (the
@@ -225,7 +190,7 @@ func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
 	w := recWriter{b: s.snapBuf[:0]}
 	now := s.now
 	if now == 0 {
-		now = nowMS()
+		now = s.group.nowMS()
 	}
 	for f.next < slots.NumSlots && len(w.b) < budget {
 		slot := f.next
@@ -257,16 +222,14 @@ func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
 }
 
 // DropAll deletes every key (a replica starting a full sync).
-func (g *Group) DropAll(done func()) {
-	g.each(func(s *Shard) {
-		if s.replica {
-			s.aofFlushSlots(s.slotsWithKeys())
-		}
-		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
-			s.DropSlot(slot)
-		}
-		s.DirtyAllWatchers()
-	}, done)
+func (s *Shard) DropAll() {
+	if s.replica {
+		s.aofFlushSlots(s.slotsWithKeys())
+	}
+	for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+		s.DropSlot(slot)
+	}
+	s.DirtyAllWatchers()
 }
 
 // ---- snapshot encoding

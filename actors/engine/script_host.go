@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -293,7 +292,7 @@ func (h *scriptHost) loopCommand(spec *command.Spec, args [][]byte, w *resp.Writ
 		}
 		w.Int(pub(args[1], args[2], sharded))
 	case "time":
-		now := time.Now().UnixMicro()
+		now := h.s.group.clock()
 		w.Array(2)
 		w.BulkString(strconv.FormatInt(now/1e6, 10))
 		w.BulkString(strconv.FormatInt(now%1e6, 10))
@@ -305,18 +304,4 @@ func (h *scriptHost) loopCommand(spec *command.Spec, args [][]byte, w *resp.Writ
 
 // scriptWrites records that the running script writes; false means it was
 // killed meanwhile and must not write.
-func (s *Shard) scriptWrites() bool {
-	w := &s.script.word
-	for {
-		v := w.Load()
-		switch v & 3 {
-		case scriptKilled:
-			return false
-		case scriptWrote:
-			return true
-		}
-		if w.CompareAndSwap(v, v&^3|scriptWrote) {
-			return true
-		}
-	}
-}
+func (s *Shard) scriptWrites() bool { return s.host.ScriptWrites() }

@@ -1,13 +1,18 @@
-// Package shard owns the keyspaces of the hash slots and executes every
-// keyed command. A node runs N shard actors; slot s belongs to actor s % N,
-// which spreads any contiguous slot range evenly and never moves a slot
-// between actors when ownership changes. Each slot has its own keyspace, so
-// counting, listing and dropping a slot touch one dictionary.
+// Package engine is the data engine of a shard: the keyspaces of the hash
+// slots a shard actor owns and the execution of every keyed command against
+// them — lookups and lazy expiry, blocking commands, WATCH, CLIENT TRACKING
+// reads, the replication and AOF records a write produces, MIGRATE's and
+// the scripts' parts that touch data. It is deterministic: the time comes in
+// with each step (Run, Timeout, ActiveExpire), randomness from the source it
+// was built with, and everything that needs a goroutine, a socket or a timer
+// is asked of the shard's Host (actors/shard implements it). The keyed
+// commands themselves live in the *cmd sub-packages, one per concern, and
+// register their handlers here (Register).
 //
-// Actors run on protoactor-go with the synchronized dispatcher: an idle
-// actor's mailbox is drained on the sending goroutine (usually the event
-// loop that parsed the batch), so the common case costs a function call, not
-// a goroutine wake-up, while a busy actor still gets its messages queued.
+// A node runs N shards; slot s belongs to shard s % N, which spreads any
+// contiguous slot range evenly and never moves a slot between shards when
+// ownership changes. Each slot has its own keyspace, so counting, listing and
+// dropping a slot touch one dictionary.
 package engine
 
 import (
@@ -17,11 +22,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
-	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -45,12 +49,13 @@ type Stats struct {
 	Dirty atomic.Int64
 }
 
-// Shard is one shard actor's state. Only the actor touches it.
+// Shard is one shard's data and execution state. Only its actor touches
+// it, one step at a time.
 type Shard struct {
 	ID    int
 	n     int
 	group *Group
-	tr    *trace.Tracer // DEBUG TRACE / trace-actors for this actor
+	host  Host
 
 	spaces [slots.NumSlots]*keyspace.Keyspace
 	index  *keyspace.Index // key lookups for all of spaces
@@ -63,8 +68,8 @@ type Shard struct {
 
 	cur     *batch.Batch          // batch being executed
 	parked  bool                  // the last command blocked
-	rerun   *blocked              // blocked command being retried
-	blocked map[string][]*blocked // key → commands waiting on it
+	rerun   *Blocked              // blocked command being retried
+	blocked map[string][]*Blocked // key → commands waiting on it
 	ready   []string              // keys signalled since the last wake
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
@@ -82,60 +87,30 @@ type Shard struct {
 	applyArgs   [][]byte
 	applyOut    resp.Writer
 	applyErrors int64
-	applyErrAt  time.Time
+	applyErrAt  int64 // unix ms of the last logged apply error
 
 	Stats Stats
 	log   zerolog.Logger
 }
 
-// tick drives active expiry.
-type tick struct{}
-
-// Receive implements actor.Actor.
-func (s *Shard) Receive(ctx actor.Context) {
-	if s.tr.On() {
-		start := time.Now()
-		s.handle(ctx.Message())
-		s.tr.Done(start, ctx.Message(), ctx.Sender())
-		return
-	}
-	s.handle(ctx.Message())
-}
-
-func (s *Shard) handle(msg any) {
-	if s.holdForMigrate(msg) || s.holdForScript(msg) {
-		if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
-			s.publish() // a resumed MIGRATE or script batch may have written
-		}
-		if !s.script.offloaded {
-			s.releaseHeld()
-		}
-		return
-	}
-	switch m := msg.(type) {
-	case *batch.Batch:
-		if !s.offloadScript(m) {
-			s.run(m)
-		}
-	case tick:
-		s.activeExpire(time.Now().UnixMilli())
-	case unblockTimeout:
-		s.onTimeout(m.bl)
-	case func(*Shard):
-		m(s)
-	}
-	if !s.script.offloaded && len(s.repl.pending) > 0 && !s.repl.wrapping {
-		s.publish()
-	}
-	if !s.script.offloaded {
-		s.releaseHeld()
-	}
-}
-
-func (s *Shard) run(b *batch.Batch) {
-	s.now = time.Now().UnixMilli()
+// Run executes b's commands at now (unix ms); replies go to b.Out and b.Done
+// is told when the batch is complete (at once, or later for a command that
+// blocks or waits for MIGRATE).
+func (s *Shard) Run(b *batch.Batch, now int64) {
+	s.now = now
 	s.cur = b
 	s.runFrom(b, 0)
+}
+
+// EndTurn closes a step of the shard's actor: the step's records go to the
+// backlog, the feeds and the AOF, and batches held for the AOF's fsync are
+// handed to it. The actor calls it after every message it handled, unless
+// the shard's state is lent to the script worker.
+func (s *Shard) EndTurn() {
+	if len(s.repl.pending) > 0 && !s.repl.wrapping {
+		s.publish()
+	}
+	s.releaseHeld()
 }
 
 // runFrom executes b's commands from index start on (a batch resumes after
@@ -348,18 +323,19 @@ func (s *Shard) DropSlot(slot int) int {
 	return n
 }
 
-// activeExpire walks the expiry index of this shard's slots, deleting keys
-// whose time has passed. It stops after a small time budget so a loop that
-// runs the actor inline is not held up; the walk resumes at the next tick.
-func (s *Shard) activeExpire(now int64) {
+// ActiveExpire walks the expiry index of this shard's slots, deleting keys
+// whose time (now, unix ms) has passed. It stops after a small time budget
+// (measured with the group's Mono clock) so a loop that runs the actor
+// inline is not held up; the walk resumes at the next tick.
+func (s *Shard) ActiveExpire(now int64) {
 	if s.replica || s.group.NoActiveExpire.Load() {
 		return // a replica's keys expire when its primary says so
 	}
 	if s.index.Expires() == 0 {
 		return // nothing to expire: don't walk thousands of slots
 	}
-	const budget = 2 * time.Millisecond
-	start := time.Now()
+	const budget = int64(2 * time.Millisecond)
+	start := s.group.mono()
 	visited := 0
 	for steps := 0; steps < slots.NumSlots/s.n+1; steps++ {
 		slot := s.expireSlot
@@ -384,7 +360,7 @@ func (s *Shard) activeExpire(now int64) {
 				}
 			}
 			if s.expireCursor != 0 {
-				if visited&63 == 0 && time.Since(start) > budget {
+				if visited&63 == 0 && s.group.mono()-start > budget {
 					return
 				}
 				steps--
@@ -397,20 +373,20 @@ func (s *Shard) activeExpire(now int64) {
 			s.expireSlot = s.ID
 			return // one full pass per tick at most
 		}
-		if visited > 0 && visited&63 == 0 && time.Since(start) > budget {
+		if visited > 0 && visited&63 == 0 && s.group.mono()-start > budget {
 			return
 		}
 	}
 }
 
-// Group is the set of shard actors of one node.
+// Group is the shards of one node and what they share: settings mirrored
+// from the configuration, per-slot key counts readable by any goroutine, the
+// script cache and function libraries, the CLIENT TRACKING hook-up.
 type Group struct {
 	shards []*Shard
-	pids   []*actor.PID
-	root   *actor.RootContext
-	system *actor.ActorSystem
 	counts [slots.NumSlots]atomic.Int64
-	stop   chan struct{}
+	mono   func() int64 // monotonic ns (time budgets)
+	clock  func() int64 // unix µs (steps that are not a command: saves, loads)
 
 	replica, streamsOn atomic.Bool // replication mode (propagate_sync.go)
 	// ReplicaReadOnly mirrors replica-read-only (scripts on a replica).
@@ -447,31 +423,39 @@ type Group struct {
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
 
-// NewGroup spawns n shard actors on system.
-func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
-	if n < 1 {
-		n = 1
-	}
-	g := &Group{system: system, root: system.Root, stop: make(chan struct{})}
+// Options configure NewGroup.
+type Options struct {
+	// Rand returns the random source of shard i (randomized replies,
+	// sampling): seed it for replayable runs.
+	Rand func(i int) *rand.Rand
+	// Clock is the wall clock in unix µs and Mono a monotonic clock in ns,
+	// for steps that carry no time of their own (snapshots, loads, expiry
+	// budgets, a script's TIME). Commands take their time from Run.
+	Clock, Mono func() int64
+	Log         zerolog.Logger
+}
+
+// NewGroup builds n shards (at least 1) with Redis's default settings.
+// Each shard needs its Host (SetHost) before it runs anything.
+func NewGroup(n int, o Options) *Group {
+	n = max(n, 1)
+	g := &Group{mono: o.Mono, clock: o.Clock}
 	g.defaults()
+	g.scripts.cache = script.NewCache()
+	g.scripts.libs = script.NewLibraries()
 	for i := 0; i < n; i++ {
-		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(),
-			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
-			log: log.With().Str("actor", "shard").Int("shard", i).Logger()}
-		s.tr = trace.NewTracer("shard", fmt.Sprintf("shard-%d", i))
-		// Traced from Receive, not by a middleware: no envelope per message.
-		props := actor.PropsFromProducer(func() actor.Actor { return s },
-			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
-		pid, err := system.Root.SpawnNamed(props, fmt.Sprintf("shard-%d", i))
-		if err != nil {
-			panic(err)
-		}
+		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(), rng: o.Rand(i),
+			log: o.Log.With().Str("actor", "shard").Int("shard", i).Logger()}
 		g.shards = append(g.shards, s)
-		g.pids = append(g.pids, pid)
 	}
-	go g.ticker()
 	return g
 }
+
+// nowMS is the group's clock in unix ms.
+func (g *Group) nowMS() int64 { return g.clock() / 1000 }
+
+// SetHost gives the shard the services of its actor.
+func (s *Shard) SetHost(h Host) { s.host = h }
 
 // defaults sets the settings to Redis's defaults.
 func (g *Group) defaults() {
@@ -485,47 +469,11 @@ func (g *Group) defaults() {
 	g.RDBCompression.Store(1)
 }
 
-func (g *Group) ticker() {
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.stop:
-			return
-		case <-t.C:
-			for _, pid := range g.pids {
-				g.root.Send(pid, tick{})
-			}
-		}
-	}
-}
-
-// Stop ends the ticker and the actors.
-func (g *Group) Stop() {
-	close(g.stop)
-	for _, pid := range g.pids {
-		g.root.Stop(pid)
-	}
-}
-
-// N is the number of shard actors.
+// N is the number of shards.
 func (g *Group) N() int { return len(g.shards) }
 
-// Of returns the index of the actor owning slot.
+// Of returns the index of the shard owning slot.
 func (g *Group) Of(slot int) int { return slot % len(g.shards) }
-
-// Send hands a batch to shard i. The batch must not be touched until its
-// Completer is called.
-func (g *Group) Send(i int, b *batch.Batch) {
-	b.Seal()
-	if trace.Enabled("shard") {
-		b.SetEnqueued(time.Now().UnixNano())
-	}
-	g.root.Send(g.pids[i], b)
-}
-
-// Do runs fn inside shard i (for admin work such as dropping slots).
-func (g *Group) Do(i int, fn func(*Shard)) { g.root.Send(g.pids[i], fn) }
 
 // SlotKeys is the number of keys in slot (read lock-free by any goroutine;
 // may lag commands still queued in an actor).
@@ -541,5 +489,5 @@ func (g *Group) NextNonEmpty(from int) int {
 	return -1
 }
 
-// Shard returns shard i's state, for tests and INFO counters only.
+// Shard returns shard i's state.
 func (g *Group) Shard(i int) *Shard { return g.shards[i] }

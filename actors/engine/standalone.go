@@ -3,19 +3,20 @@ package engine
 import (
 	"math/rand/v2"
 
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
 )
 
 // NewShard builds the state of a node's only shard outside any actor: it
-// owns every slot, has the default settings and draws from rng. Tests and
-// in-process drivers use it to call commands directly.
-func NewShard(rng *rand.Rand) *Shard {
-	g := &Group{}
-	g.defaults()
-	s := &Shard{n: 1, group: g, rng: rng, index: keyspace.NewIndex()}
-	g.shards = []*Shard{s}
+// owns every slot, has the default settings, draws from rng, reads clock
+// (unix µs; it also serves as the monotonic clock) and asks host for
+// timers and the network. Tests and in-process drivers use it to call
+// commands directly.
+func NewShard(rng *rand.Rand, clock func() int64, host Host) *Shard {
+	g := NewGroup(1, Options{Rand: func(int) *rand.Rand { return rng }, Clock: clock,
+		Mono: func() int64 { return clock() * 1000 }})
+	s := g.shards[0]
+	s.SetHost(host)
 	return s
 }
 

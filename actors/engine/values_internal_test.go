@@ -13,7 +13,7 @@ import (
 )
 
 func TestEncodingAndMemoryHooks(t *testing.T) {
-	s := NewShard(rand.New(rand.NewPCG(1, 2)))
+	s := NewShard(rand.New(rand.NewPCG(1, 2)), func() int64 { return time.Now().UnixMicro() }, nil)
 	c := NewCall(s, &resp.Writer{Proto: 2}, 7, time.Now().UnixMilli())
 	e := c.Create([]byte("s"), keyspace.KindSet)
 	st := set.NewIntset()

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/cluster"
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/bus"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/slots"
@@ -30,7 +29,7 @@ func startCluster(n *Node) (func(), error) {
 		Paused:   n.Server.PausedFor,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
-				shards.Do(shards.Of(slot), func(s *engine.Shard) { s.DropSlotLogged(slot) })
+				shards.DropSlotLogged(slot)
 			}
 		},
 		BusAddrs: busAddrs(n.Cfg.String("bind"), cluster.BusPort(n.Cfg)),

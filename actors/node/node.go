@@ -21,6 +21,7 @@ import (
 	"github.com/slotd/slotd/actors/aof"
 	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/repl"
+
 	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
 	_ "github.com/slotd/slotd/actors/script/scriptcmd"
 	// FUNCTION LOAD|LIST|DUMP|RESTORE|... (loop commands over the

@@ -29,6 +29,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/slots"
 )
@@ -43,7 +44,7 @@ const chunkBudget = 32 << 10
 
 // Manager owns the snapshot state of one node.
 type Manager struct {
-	g   *engine.Group
+	g   *shard.Group
 	cfg *config.Config
 	log zerolog.Logger
 
@@ -79,7 +80,7 @@ type Manager struct {
 }
 
 // New returns a manager for the shards of a node.
-func New(g *engine.Group, cfg *config.Config, log zerolog.Logger) *Manager {
+func New(g *shard.Group, cfg *config.Config, log zerolog.Logger) *Manager {
 	m := &Manager{g: g, cfg: cfg, log: log, stop: make(chan struct{})}
 	m.lastSave.Store(time.Now().Unix())
 	m.lastOK.Store(true)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
@@ -33,7 +34,7 @@ type Server interface {
 type Manager struct {
 	cfg    *config.Config
 	log    zerolog.Logger
-	shards *engine.Group
+	shards *shard.Group
 	srv    Server
 
 	mu       sync.Mutex
@@ -63,7 +64,7 @@ type Manager struct {
 type Options struct {
 	Config *config.Config
 	Log    zerolog.Logger
-	Shards *engine.Group
+	Shards *shard.Group
 	Server Server
 }
 

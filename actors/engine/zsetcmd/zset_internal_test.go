@@ -129,7 +129,9 @@ func TestAppendD2S(t *testing.T) {
 
 // testShard is a shard's state without the actor, for calling command
 // helpers directly.
-func testShard() *engine.Shard { return engine.NewShard(rand.New(rand.NewPCG(1, 2))) }
+func testShard() *engine.Shard {
+	return engine.NewShard(rand.New(rand.NewPCG(1, 2)), func() int64 { return time.Now().UnixMicro() }, nil)
+}
 
 func testCall(s *engine.Shard, proto int, args ...string) *engine.Call {
 	return engine.NewCall(s, &resp.Writer{Proto: proto}, 7, time.Now().UnixMilli(), args...)

@@ -1,0 +1,123 @@
+package shard
+
+import (
+	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/netio/batch"
+)
+
+// The Group's requests to its shards, one named message each (ops.go).
+
+// AttachAOF makes a the log of shard i and turns record collection on.
+func (g *Group) AttachAOF(i int, a engine.AOF, done func()) { g.TellThen(i, AttachAOF{AOF: a}, done) }
+
+// DetachAOF stops shard i's log.
+func (g *Group) DetachAOF(i int, done func()) { g.TellThen(i, DetachAOF{}, done) }
+
+// RecordSlots is SaveSlots producing commands (an AOF base without an RDB
+// preamble). reply runs in the shard's turn and must not block.
+func (g *Group) RecordSlots(i, from, budget int, reply func(engine.RecordChunk)) {
+	g.Tell(i, RecordSlots{From: from, Budget: budget, Reply: reply})
+}
+
+// SaveSlots serializes shard i's slots from slot from on, whole slots at a
+// time until about budget bytes, and calls reply with the records (in the
+// shard's turn: it must not block). Expired keys are left out.
+func (g *Group) SaveSlots(i, from, budget int, opt rdb.Options, reply func(engine.SaveChunk)) {
+	g.Tell(i, SaveSlots{From: from, Budget: budget, Opt: opt, Reply: reply})
+}
+
+// LoadKeys stores keys (all of shard i's slots) in shard i, replacing
+// existing ones, and calls reply with the number stored and the first
+// value that could not be built (in the shard's turn).
+func (g *Group) LoadKeys(i int, keys []engine.LoadedKey, reply func(n int, err error)) {
+	g.Tell(i, LoadKeys{Keys: keys, Reply: reply})
+}
+
+// Apply runs b, a batch of the primary's stream, in shard i.
+func (g *Group) Apply(i int, b *engine.ApplyBatch) { g.Tell(i, Apply{B: b}) }
+
+// Barrier calls done once every shard has handled every message sent to it
+// before (by the same goroutine).
+func (g *Group) Barrier(done func()) { g.Broadcast(Barrier{}, done) }
+
+// EnableStreams turns the streams on, with a backlog of size bytes split
+// evenly across the shards (16KB at least each).
+func (g *Group) EnableStreams(size int64, done func()) {
+	g.MarkStreamsOn()
+	g.Broadcast(EnableStream{Per: engine.BacklogShare(size, g.N())}, done)
+}
+
+// SetReplica switches replica mode in every shard.
+func (g *Group) SetReplica(on bool, done func()) {
+	g.MarkReplica(on)
+	g.Broadcast(SetReplica{On: on}, done)
+}
+
+// ResetStreams empties the backlogs and, when offsets is not nil, moves the
+// streams to those offsets. Every feed is dropped.
+func (g *Group) ResetStreams(offsets []int64, done func()) {
+	g.Broadcast(ResetStream{Offsets: offsets}, done)
+}
+
+// Attach connects sink to shard i's stream (engine.Shard.AttachFeed).
+func (g *Group) Attach(i int, sink engine.Sink, from int64, reply func(ok bool, start int64)) {
+	g.Tell(i, AttachFeed{Sink: sink, From: from, Reply: reply})
+}
+
+// Covers reports whether shard i's backlog holds its stream from offset.
+func (g *Group) Covers(i int, offset int64, reply func(bool)) {
+	g.Tell(i, Covers{Offset: offset, Reply: reply})
+}
+
+// OffsetsAfter reports every shard's stream offset once each has handled
+// what was sent to it before (WAIT: the writes its client made before).
+func (g *Group) OffsetsAfter(reply func([]int64)) {
+	out := make([]int64, g.N())
+	for i := range out {
+		g.Tell(i, ReadOffset{Reply: func(off int64) { out[i] = off }})
+	}
+	g.Barrier(func() { reply(out) })
+}
+
+// Detach forgets sink in every shard.
+func (g *Group) Detach(sink engine.Sink, done func()) { g.Broadcast(DetachFeed{Sink: sink}, done) }
+
+// Snapshot sends sink the next slots of shard i (engine.Shard.Snapshot).
+func (g *Group) Snapshot(i int, sink engine.Sink, budget int, reply func(done bool)) {
+	g.Tell(i, Snapshot{Sink: sink, Budget: budget, Reply: reply})
+}
+
+// DropAll deletes every key (a replica starting a full sync).
+func (g *Group) DropAll(done func()) { g.Broadcast(DropAll{}, done) }
+
+// StreamAdmin puts a slot-less record in shard i's stream
+// (engine.Shard.StreamAdmin).
+func (g *Group) StreamAdmin(i int, args [][]byte, done func(streamed bool)) {
+	g.Tell(i, StreamAdmin{Args: args, Reply: done})
+}
+
+// RedirectBlocked tells every shard to check its blocked clients against
+// the routing table just published.
+func (g *Group) RedirectBlocked() { g.Broadcast(RedirectBlocked{}, nil) }
+
+// DropSlotLogged deletes the keys of slot, which this node no longer
+// serves, logging the flush in the AOF.
+func (g *Group) DropSlotLogged(slot int) { g.Tell(g.Of(slot), DropSlotLogged{Slot: slot}) }
+
+// Unwatch drops ws's records in shard i.
+func (g *Group) Unwatch(i int, ws *batch.WatchState) { g.Tell(i, Unwatch{WS: ws}) }
+
+// CancelBlocked drops b, parked in shard i, whose client went away.
+func (g *Group) CancelBlocked(i int, b *batch.Batch) { g.Tell(i, CancelBlocked{B: b}) }
+
+// CountKeys counts shard i's keys at now for INFO keyspace.
+func (g *Group) CountKeys(i int, now int64, reply func(engine.KeyCounts)) {
+	g.Tell(i, CountKeys{Now: now, Reply: reply})
+}
+
+// InTurn runs fn in shard i's turn (what names it for traces), then done.
+func (g *Group) InTurn(i int, what string, fn func()) { g.Tell(i, InTurn{What: what, Fn: fn}) }
+
+// Inspect runs fn with shard i's state in its turn (tests).
+func (g *Group) Inspect(i int, fn func(*engine.Shard)) { g.Tell(i, Inspect{Fn: fn}) }
