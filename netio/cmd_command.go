@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
 )
 
 // COMMAND and its subcommands, generated from the command table.
@@ -332,7 +332,7 @@ func commandList(x *Ctx) {
 				return false
 			}
 		case argIs(x.Args[3], "pattern"):
-			keep = func(s *command.Spec) bool { return keyspace.Match(val, []byte(s.Name), true) }
+			keep = func(s *command.Spec) bool { return slots.Match(val, []byte(s.Name), true) }
 		}
 	}
 	if keep == nil {

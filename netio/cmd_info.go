@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -30,6 +29,7 @@ func init() {
 
 // serverExt is the Server state behind INFO, CLIENT and CONFIG RESETSTAT.
 type serverExt struct {
+	vals       map[any]any  // SetExt
 	closedCmds atomic.Int64 // commands run by connections already closed
 	cmdBase    atomic.Int64 // command total at the last CONFIG RESETSTAT
 
@@ -86,12 +86,7 @@ func (s *Server) ResetStats() {
 		c.Store(0)
 	}
 	s.ext.cmdBase.Store(s.rawCommands())
-	for i := 0; i < s.shards.N(); i++ {
-		ss := &s.shards.Shard(i).Stats
-		for _, c := range []*atomic.Int64{&ss.Hits, &ss.Misses, &ss.Expired, &ss.ExpiredStale, &ss.Commands} {
-			c.Store(0)
-		}
-	}
+	s.shards.ResetTotals()
 	s.ext.memPeak.Store(0)
 	s.ext.inst.reset()
 	s.Cfg.ResetStat()
@@ -308,19 +303,19 @@ func cmdInfo(x *Ctx) {
 		n := s.shards.N()
 		var (
 			mu        sync.Mutex
-			sum       engine.KeyCounts
+			sum       struct{ keys, expires int64 }
 			ttlWeight float64 // Σ mean sampled TTL × volatile keys, over sampled shards
 			ttlKeys   int64
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
-			s.shards.CountKeys(i, time.Now().UnixMilli(), func(kc engine.KeyCounts) {
+			s.shards.CountKeys(i, time.Now().UnixMilli(), func(keys, expires, ttlSum, ttlN int64) {
 				mu.Lock()
-				sum.Keys += kc.Keys
-				sum.Expires += kc.Expires
-				if kc.TTLN > 0 {
-					ttlWeight += float64(kc.TTLSum) / float64(kc.TTLN) * float64(kc.Expires)
-					ttlKeys += kc.Expires
+				sum.keys += keys
+				sum.expires += expires
+				if ttlN > 0 {
+					ttlWeight += float64(ttlSum) / float64(ttlN) * float64(expires)
+					ttlKeys += expires
 				}
 				remaining--
 				last := remaining == 0
@@ -328,13 +323,13 @@ func cmdInfo(x *Ctx) {
 				if !last {
 					return
 				}
-				if sum.Keys > 0 {
+				if sum.keys > 0 {
 					avg := int64(0)
 					if ttlKeys > 0 {
 						avg = int64(ttlWeight / float64(ttlKeys))
 					}
-					t.str("db0", "keys="+strconv.FormatInt(sum.Keys, 10)+",expires="+
-						strconv.FormatInt(sum.Expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
+					t.str("db0", "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
+						strconv.FormatInt(sum.expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
 				}
 				d.W.Verbatim(string(t.b))
 				d.Done()
@@ -472,13 +467,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	}
 	if want["stats"] {
 		t.section("Stats")
-		var hits, misses, expired int64
-		for i := 0; i < s.shards.N(); i++ {
-			st := &s.shards.Shard(i).Stats
-			hits += st.Hits.Load()
-			misses += st.Misses.Load()
-			expired += st.Expired.Load()
-		}
+		hits, misses, expired, _, _ := s.shards.Totals()
 		ops, inK, outK := s.instantaneous()
 		t.int("total_connections_received", s.stats.connsReceived.Load())
 		t.int("total_commands_processed", s.TotalCommands())

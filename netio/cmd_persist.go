@@ -6,16 +6,10 @@ package netio
 // unlike Redis, whose SAVE stops the server).
 
 import (
-	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/engine/rdb"
-	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
-	"github.com/slotd/slotd/slots"
 )
 
 func init() {
@@ -78,41 +72,10 @@ func debugPopulate(x *Ctx) {
 	}
 	g := x.S.shards
 	x.Defer(func(d *Deferred) {
-		go func() {
-			pending := make([][]engine.LoadedKey, g.N())
-			var wg sync.WaitGroup
-			flush := func(i int) {
-				if len(pending[i]) == 0 {
-					return
-				}
-				wg.Add(1)
-				g.LoadKeys(i, pending[i], func(int, error) { wg.Done() })
-				pending[i] = nil
-			}
-			for j := int64(0); j < count; j++ {
-				n := strconv.FormatInt(j, 10)
-				key := []byte(prefix + ":" + n)
-				val := []byte("value:" + n)
-				if size >= 0 {
-					v := make([]byte, size)
-					copy(v, val)
-					val = v
-				}
-				slot := slots.HashSlot(key)
-				i := g.Of(slot)
-				pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, Key: key, Keep: true,
-					Obj: &rdb.Object{Kind: rdb.KindString, Str: val}})
-				if len(pending[i]) >= 1024 {
-					flush(i)
-				}
-			}
-			for i := range pending {
-				flush(i)
-			}
-			wg.Wait()
+		g.Populate(count, prefix, size, func() {
 			d.W.OK()
 			d.Done()
-		}()
+		})
 	})
 }
 
@@ -128,7 +91,7 @@ func cmdSave(x *Ctx) {
 		go func() {
 			err := p.Save()
 			switch {
-			case err == persist.ErrInProgress:
+			case err == command.ErrBGSaveInProgress:
 				d.W.Error(err.Error())
 			case err != nil:
 				d.W.Error("ERR")
@@ -154,7 +117,7 @@ func cmdBgsave(x *Ctx) {
 		}
 		schedule = true
 	}
-	if p.AOF != nil && p.AOF.Rewriting() {
+	if p.AOFRewriting() {
 		if schedule {
 			x.W.Simple("Background saving scheduled")
 			return
@@ -181,11 +144,11 @@ func cmdBgsave(x *Ctx) {
 // while a snapshot is being written.
 func cmdBgrewriteaof(x *Ctx) {
 	p := x.S.Persist
-	if p == nil || p.AOF == nil {
+	if p == nil {
 		x.W.Error(errNoPersist)
 		return
 	}
-	err := p.AOF.Rewrite()
+	err := p.RewriteAOF()
 	switch {
 	case err == nil:
 		x.W.Simple("Background append only file rewriting started")
@@ -207,14 +170,14 @@ func cmdLastsave(x *Ctx) {
 // debugLoadAOF empties the dataset and replays the AOF (off the loop).
 func debugLoadAOF(x *Ctx) {
 	p := x.S.Persist
-	if p == nil || p.AOF == nil {
+	if p == nil {
 		x.W.Error(errNoPersist)
 		return
 	}
 	log := x.S.Log
 	x.Defer(func(d *Deferred) {
 		go func() {
-			if err := p.AOF.Reload(); err != nil {
+			if err := p.ReloadAOF(); err != nil {
 				log.Warn().Err(err).Msg("DEBUG LOADAOF failed")
 				msg := err.Error()
 				if !strings.HasPrefix(msg, "ERR ") {

@@ -329,7 +329,7 @@ func debugSetActiveExpire(x *Ctx) {
 		x.W.Error("ERR value is not an integer or out of range")
 		return
 	}
-	x.S.shards.NoActiveExpire.Store(n == 0)
+	x.S.shards.SetActiveExpire(n != 0)
 	x.W.OK()
 }
 

@@ -1,7 +1,6 @@
 package netio
 
 import (
-	"fmt"
 	"math"
 	"net"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -170,21 +168,14 @@ func debugTrace(x *Ctx) {
 		}
 		n = v
 	}
-	recs := trace.Recent(int(n))
+	var recs []string
+	if x.S.Trace != nil {
+		recs = x.S.Trace(int(n))
+	}
 	x.W.Array(len(recs))
 	for _, r := range recs {
-		x.W.BulkString(formatTrace(r))
+		x.W.BulkString(r)
 	}
-}
-
-func formatTrace(r trace.Record) string {
-	sender := r.Sender
-	if sender == "" {
-		sender = "-"
-	}
-	return fmt.Sprintf("seq=%d time=%s kind=%s id=%s msg=%s sender=%s queued=%s handling=%s trace=%d",
-		r.Seq, r.At.Format("2006-01-02T15:04:05.000000Z07:00"), r.Kind, r.ID, r.Message, sender,
-		r.Queued, r.Handling, r.TraceID)
 }
 
 // ---- SHUTDOWN

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -180,7 +179,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			i = s.shards.Of(slot)
 		}
 		if !inTx && s.scriptBusy(cl, spec, i) {
-			s.replyErr(g, engine.ErrBusy)
+			s.replyErr(g, command.ErrBusyScript)
 			return
 		}
 		b := g.batch(i)
@@ -203,10 +202,10 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 	case command.Fanout:
 		if !inTx && !spec.AllowBusy() && s.shards.AnyScriptBusy() {
-			s.replyErr(g, engine.ErrBusy)
+			s.replyErr(g, command.ErrBusyScript)
 			return
 		}
-		merge, _ := spec.Merge.(engine.Merge)
+		merge := spec.Merge
 		for i := 0; i < s.shards.N(); i++ {
 			g.batch(i).Add(spec, args, -1, cl.proto, false)
 		}

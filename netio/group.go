@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/batch"
+	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
 
@@ -61,7 +61,7 @@ const (
 )
 
 type fanout struct {
-	merge engine.Merge
+	merge command.Merge
 	args  [][]byte
 	proto int
 }
@@ -132,7 +132,7 @@ func (g *group) batch(i int) *batch.Batch {
 	return b
 }
 
-// BatchDone implements engine.Completer; it runs on the shard's goroutine.
+// BatchDone implements batch.Completer; it runs on the shard's goroutine.
 func (g *group) BatchDone(*batch.Batch) { g.partDone() }
 
 func (g *group) partDone() {

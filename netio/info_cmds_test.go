@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // infoFields parses INFO text, checking its framing: CRLF line ends,

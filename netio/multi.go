@@ -3,7 +3,6 @@ package netio
 import (
 	"time"
 
-	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
 )
@@ -40,11 +39,6 @@ func init() {
 		&command.Spec{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "2.2.0",
 			Summary: "Forgets about watched keys of a transaction.", Handler: LoopHandler(cmdUnwatch)},
-		&command.Spec{Name: "watch", Arity: -2, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
-			First: 1, Last: -1, Step: 1, Categories: []string{"fast", "transaction"}, Group: "transactions",
-			Since: "2.2.0", TxControl: true, WatchCmd: true, Exec: command.Shard,
-			Summary: "Monitors changes to keys to determine the execution of a transaction.",
-			Handler: engine.Handler(shardWatch)},
 	)
 }
 
@@ -83,15 +77,6 @@ func cmdDiscard(x *Ctx) {
 func cmdUnwatch(x *Ctx) {
 	x.S.unwatch(x.C)
 	x.W.OK()
-}
-
-// shardWatch runs in the shard owning the keys; WATCH inside MULTI never
-// gets here (dispatch answers it on the loop).
-func shardWatch(c *engine.Call) {
-	for _, k := range c.Args[1:] {
-		c.Watch(k)
-	}
-	c.W.OK()
 }
 
 func (cl *client) discardTx() {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
@@ -387,7 +386,7 @@ func (s *Server) publishLocal(kind int, channel, msg []byte, except *client) int
 	if kind == psChannel && len(r.subs[psPattern]) > 0 {
 		var m *pushMsg
 		for pat, l := range r.subs[psPattern] {
-			if !keyspace.Match([]byte(pat), channel, false) {
+			if !slots.Match([]byte(pat), channel, false) {
 				continue
 			}
 			if m == nil {
@@ -428,7 +427,7 @@ func selfDeliver(x *Ctx, kind int) {
 	}
 	if kind == psChannel {
 		for pat := range cl.ps.subs[psPattern] {
-			if keyspace.Match([]byte(pat), ch, false) {
+			if slots.Match([]byte(pat), ch, false) {
 				encodeMessage(x.W, "pmessage", []byte(pat), ch, msg)
 			}
 		}
@@ -720,7 +719,7 @@ func listChannels(x *Ctx, kind int) {
 	r.mu.RLock()
 	var names []string
 	for ch := range r.subs[kind] {
-		if pat == nil || keyspace.Match(pat, []byte(ch), false) {
+		if pat == nil || slots.Match(pat, []byte(ch), false) {
 			names = append(names, ch)
 		}
 	}

@@ -3,7 +3,7 @@ package netio
 import (
 	"bytes"
 
-	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/slots"
 )
 
 // Publish batching. The PUBLISH commands a connection sends in one read
@@ -75,7 +75,7 @@ func (s *Server) deliverBatch(cl *client) {
 			}
 		}
 		for pat, l := range r.subs[psPattern] {
-			if !keyspace.Match([]byte(pat), ch, false) {
+			if !slots.Match([]byte(pat), ch, false) {
 				continue
 			}
 			m.reset()
@@ -107,7 +107,7 @@ func (s *Server) receivers(channel []byte) int {
 	r.mu.RLock()
 	n := r.numSubs(psChannel, channel)
 	for pat, l := range r.subs[psPattern] {
-		if keyspace.Match([]byte(pat), channel, false) {
+		if slots.Match([]byte(pat), channel, false) {
 			n += len(l.list)
 		}
 	}

@@ -22,8 +22,6 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
 
-	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
@@ -60,7 +58,7 @@ type Server struct {
 	Log    zerolog.Logger
 	Table  *slots.Holder
 	system *actor.ActorSystem
-	shards *shard.Group
+	shards Shards
 	// Cluster is set in cluster mode (before Serve).
 	Cluster Cluster
 
@@ -81,6 +79,9 @@ type Server struct {
 	stopCalls sync.Once
 	runID     string
 
+	// Trace returns the last n actor trace records, formatted (DEBUG
+	// TRACE; nil: none).
+	Trace func(n int) []string
 	// Shutdown is called by SHUTDOWN (nil: the server just stops).
 	Shutdown func()
 	// pausedUntil is the unix ns a DEBUG SLEEP freezes the node until
@@ -91,7 +92,7 @@ type Server struct {
 	pause pauseState
 	// Persist is the RDB snapshot manager (set before Serve; nil: no
 	// snapshots, SAVE and friends fail).
-	Persist *persist.Manager
+	Persist Persistence
 
 	// Hot configuration values, kept current by config.OnChange so the
 	// loops never take the config lock.
@@ -143,9 +144,9 @@ func ReserveSpareP() {
 	}
 }
 
-// defaultParallelism is the number of event loops and shard actors when the
-// config leaves them at 0.
-func defaultParallelism() int {
+// DefaultParallelism is the number of event loops and shard actors when
+// the config leaves them at 0.
+func DefaultParallelism() int {
 	if n := cores.Load(); n > 0 {
 		return int(n)
 	}
@@ -158,14 +159,12 @@ type Options struct {
 	Log    zerolog.Logger
 	System *actor.ActorSystem
 	Table  *slots.Holder // nil: a standalone table owning every slot
+	// Shards are the node's shard actors (actors/shard.Group).
+	Shards Shards
 }
 
 // New creates the server and its shard actors.
 func New(o Options) *Server {
-	n := int(o.Config.Int("shard-actors"))
-	if n <= 0 {
-		n = defaultParallelism()
-	}
 	s := &Server{
 		Cfg:     o.Config,
 		Log:     o.Log,
@@ -188,35 +187,20 @@ func New(o Options) *Server {
 		}
 		s.Table.Publish(t)
 	}
-	s.shards = shard.NewGroup(o.System, n, o.Log)
+	s.shards = o.Shards
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
-	s.watchInt("maxclients", &s.maxClients)
-	s.watchInt("client-query-buffer-limit", &s.qbufLimit)
-	s.watchInt("proto-max-bulk-len", &s.maxBulk)
-	s.watchInt("proto-max-bulk-len", &s.shards.MaxBulkLen)
-	s.watchInt("set-max-intset-entries", &s.shards.SetMaxIntsetEntries)
-	s.watchInt("zset-max-listpack-entries", &s.shards.ZSetMaxListpackEntries)
-	s.watchInt("zset-max-listpack-value", &s.shards.ZSetMaxListpackValue)
-	s.watchInt("hash-max-listpack-entries", &s.shards.HashMaxListpackEntries)
-	s.watchInt("hash-max-listpack-value", &s.shards.HashMaxListpackValue)
-	s.watchInt("hll-sparse-max-bytes", &s.shards.HLLSparseMaxBytes)
-	s.watchInt("list-max-listpack-size", &s.shards.ListMaxListpackSize)
-	s.watchInt("rdbcompression", &s.shards.RDBCompression)
-	s.watchInt("lua-time-limit", s.shards.ScriptTimeLimit())
-	s.shards.SetRouting(s.Table)
-	s.initTracking()
+	s.Cfg.MirrorInt("maxclients", &s.maxClients)
+	s.Cfg.MirrorInt("client-query-buffer-limit", &s.qbufLimit)
+	s.Cfg.MirrorInt("proto-max-bulk-len", &s.maxBulk)
 	return s
 }
-
-// Shards exposes the shard group (cluster actor, tests).
-func (s *Server) Shards() *shard.Group { return s.shards }
 
 // Serve listens on addr ("tcp://127.0.0.1:6379") and blocks until Stop.
 func (s *Server) Serve(addrs ...string) error {
 	loops := int(s.Cfg.Int("event-loops"))
 	if loops <= 0 {
-		loops = defaultParallelism()
+		loops = DefaultParallelism()
 	}
 	opts := []gnet.Option{
 		gnet.WithMulticore(true),
@@ -245,13 +229,11 @@ func (s *Server) Serve(addrs ...string) error {
 // Ready is closed once the listeners are up.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
-// Stop shuts the listeners and actors down.
+// Stop shuts the listeners down (the shard actors are the wiring's).
 func (s *Server) Stop() {
 	s.stopCalls.Do(func() {
 		if !s.serving.Load() {
-			// Start-up stopped before Serve: no engine to wait for.
-			s.shards.Stop()
-			return
+			return // start-up stopped before Serve: no engine to wait for
 		}
 		// gnet's Engine.Stop polls every 500 ms for the loops to end; Serve
 		// returns as soon as they have, so wait for that instead.
@@ -264,7 +246,6 @@ func (s *Server) Stop() {
 		case <-s.stopped:
 		case <-time.After(5 * time.Second):
 		}
-		s.shards.Stop()
 	})
 }
 
@@ -433,10 +414,6 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 }
 
 // watchInt mirrors an integer directive into v.
-func (s *Server) watchInt(name string, v *atomic.Int64) {
-	v.Store(s.Cfg.Int(name))
-	s.Cfg.OnChange(name, func(string) { v.Store(s.Cfg.Int(name)) })
-}
 
 type gnetLogger struct{ l zerolog.Logger }
 

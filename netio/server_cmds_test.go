@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 func TestTime(t *testing.T) {

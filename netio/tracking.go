@@ -53,19 +53,26 @@ type trackingRegistry struct {
 	prefixes atomic.Int64
 }
 
-// initTracking hooks the server up as the shards' Tracker.
-func (s *Server) initTracking() {
-	s.trk.once.Do(func() {
-		s.shards.Tracking.Tracker = (*tracker)(s)
-		s.shards.Tracking.Publish = s.publishFromScript
-		s.watchInt("tracking-table-max-keys", &s.shards.Tracking.MaxKeys)
-	})
+// Tracker is what the shards call to deliver invalidations (the wiring
+// hands it to them).
+func (s *Server) Tracker() interface {
+	Invalidate(ids []int64, key []byte)
+	Modified(key []byte, writer int64)
+} {
+	return (*tracker)(s)
+}
+
+// PublishFromScript runs PUBLISH (shard false) or SPUBLISH for a script
+// and returns the number of receivers (the wiring hands it to the
+// shards).
+func (s *Server) PublishFromScript(channel, message []byte, shard bool) int64 {
+	return s.publishFromScript(channel, message, shard)
 }
 
 func (s *Server) trackingClients() int64 { return s.trk.n.Load() }
 
 func (s *Server) trackingTotals() (keys, items, prefixes int64) {
-	k := s.shards.Tracking.Keys()
+	k := s.shards.TrackedKeys()
 	return k, k, s.trk.prefixes.Load()
 }
 
@@ -196,7 +203,6 @@ func prefixCollision(old, add [][]byte) string {
 }
 
 func (s *Server) enableTracking(cl *client, redir int64, bcast, optin, optout, noloop bool, prefixes [][]byte) {
-	s.initTracking()
 	t := &cl.track
 	if !t.on {
 		s.trk.n.Add(1)
@@ -216,7 +222,7 @@ func (s *Server) enableTracking(cl *client, redir int64, bcast, optin, optout, n
 		t.prefixes = all
 		t.pfx.Store(&all)
 		if _, loaded := s.trk.bcast.LoadOrStore(cl.id, cl); !loaded {
-			s.shards.Tracking.BcastClients.Add(1)
+			s.shards.AddBcastClients(1)
 		}
 	}
 	t.active.Store(true)
@@ -231,7 +237,7 @@ func (s *Server) disableTracking(cl *client) {
 	t.active.Store(false)
 	s.trk.clients.Delete(cl.id)
 	if _, ok := s.trk.bcast.LoadAndDelete(cl.id); ok {
-		s.shards.Tracking.BcastClients.Add(-1)
+		s.shards.AddBcastClients(-1)
 	}
 	s.trk.prefixes.Add(-int64(len(t.prefixes)))
 	s.trk.n.Add(-1)

@@ -10,7 +10,7 @@ import (
 	"github.com/redis/rueidis"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 const invK = ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"

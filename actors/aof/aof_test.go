@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node"
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 	"github.com/slotd/slotd/netio/config"
 )
 

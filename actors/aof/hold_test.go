@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // fakeLog is an AOF in always mode whose fsync the test completes.
@@ -41,7 +41,7 @@ func TestAlwaysHoldsRepliesUntilSynced(t *testing.T) {
 	n := nodetest.Start(t, "shard-actors", "1")
 	c := n.Client(t)
 	require.NoError(t, c.Ping(ctx).Err())
-	g := n.Server.Shards()
+	g := n.Shards
 	f := &fakeLog{waiting: make(chan func(), 16)}
 	done := make(chan struct{})
 	g.AttachAOF(0, f, func() { close(done) })

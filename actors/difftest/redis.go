@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // StartRedis starts a real redis-server on a free loopback port, without

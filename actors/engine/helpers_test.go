@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -328,7 +328,7 @@ func perProto(t *testing.T, n *nodetest.Node, fns ...func(*testing.T, *redis.Cli
 // commands.
 func inShard(t *testing.T, n *nodetest.Node, key string, fn func(s *engine.Shard, slot int)) {
 	t.Helper()
-	g := n.Server.Shards()
+	g := n.Shards
 	slot := slots.HashSlotString(key)
 	done := make(chan struct{})
 	g.Inspect(g.Of(slot), func(s *engine.Shard) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // TestHyperLogLog checks the HyperLogLog commands through go-redis in both

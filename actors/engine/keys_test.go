@@ -17,7 +17,7 @@ import (
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keycmd"
 	"github.com/slotd/slotd/actors/engine/keyspace"
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -53,7 +53,7 @@ func keysCountsRight(t *testing.T, n *nodetest.Node, rdb *redis.Client) {
 	t.Helper()
 	size, err := rdb.DBSize(keysCtx).Result()
 	require.NoError(t, err)
-	g := n.Server.Shards()
+	g := n.Shards
 	var sum int64
 	for s := 0; s < slots.NumSlots; s++ {
 		c := g.SlotKeys(s)
@@ -356,7 +356,7 @@ func testKeysRandomKey(t *testing.T, n *nodetest.Node) {
 		for i := 0; len(keys) < 40; i++ {
 			k := "r" + strconv.Itoa(i)
 			slot := slots.HashSlotString(k)
-			sh := n.Server.Shards().Of(slot)
+			sh := n.Shards.Of(slot)
 			if usedSlots[slot] || want[sh] == 0 {
 				continue
 			}
@@ -608,7 +608,7 @@ func TestKeysScanGuarantee(t *testing.T) {
 			}
 			// Roughly one call per COUNT keys plus a few actor hand-overs.
 			total := len(seen)
-			assert.LessOrEqual(t, calls, 3*total/count+4*n.Server.Shards().N()+10,
+			assert.LessOrEqual(t, calls, 3*total/count+4*n.Shards.N()+10,
 				"RESP%d COUNT %d: %d calls for %d keys", proto, count, calls, total)
 		}
 	}

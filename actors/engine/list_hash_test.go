@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // TestListsAndHashes runs the list and hash tests against one node with

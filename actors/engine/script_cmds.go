@@ -17,7 +17,7 @@ import (
 // Reply texts of Redis 7.0.
 const (
 	ErrNoScript      = "NOSCRIPT No matching script. Please use EVAL."
-	ErrBusy          = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusy          = command.ErrBusyScript
 	errNumKeysMany   = "ERR Number of keys can't be greater than number of args"
 	errNumKeysNeg    = "ERR Number of keys can't be negative"
 	errROWriteScript = "ERR Can not execute a script with write flag using *_ro command."

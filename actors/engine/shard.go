@@ -27,6 +27,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio/batch"
+	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -37,7 +38,7 @@ type Handler func(c *Call)
 
 // Merge combines the fanout parts (one per shard, in shard order) into one
 // reply.
-type Merge func(w *resp.Writer, args [][]byte, parts []any)
+type Merge = command.Merge
 
 // Stats are counters read by INFO while the actor writes them.
 type Stats struct {

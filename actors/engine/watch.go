@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/slotd/slotd/netio/batch"
+import (
+	"github.com/slotd/slotd/netio/batch"
+	"github.com/slotd/slotd/netio/command"
+)
 
 type watchRec struct {
 	ws *batch.WatchState
@@ -62,4 +65,24 @@ func (s *Shard) DirtyAllWatchers() {
 			r.ws.Dirty()
 		}
 	}
+}
+
+// WATCH runs in the shard owning its keys (netio answers it inside MULTI and
+// keeps the client's WatchState; the shard records the keys).
+func init() {
+	command.Register(&command.Spec{Name: "watch", Arity: -2,
+		Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+		First: 1, Last: -1, Step: 1, Categories: []string{"fast", "transaction"}, Group: "transactions",
+		Since: "2.2.0", TxControl: true, WatchCmd: true, Exec: command.Shard,
+		Summary: "Monitors changes to keys to determine the execution of a transaction.",
+		Handler: Handler(cmdWatch)})
+}
+
+// cmdWatch runs in the shard owning the keys; WATCH inside MULTI never
+// gets here (dispatch answers it on the loop).
+func cmdWatch(c *Call) {
+	for _, k := range c.Args[1:] {
+		c.Watch(k)
+	}
+	c.W.OK()
 }

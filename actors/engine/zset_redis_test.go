@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // szZSetScript is replayed against a real redis-server and slotd, in RESP2

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -93,3 +94,26 @@ func (m *Manager) aofInfo() [][2]string {
 		{"module_fork_last_cow_size", "0"},
 	}
 }
+
+// RewriteAOF starts BGREWRITEAOF (ErrNoAOF without an AOF); the error is
+// the client's reply.
+func (m *Manager) RewriteAOF() error {
+	if m.AOF == nil {
+		return ErrNoAOF
+	}
+	return m.AOF.Rewrite()
+}
+
+// ReloadAOF is DEBUG LOADAOF (ErrNoAOF without an AOF).
+func (m *Manager) ReloadAOF() error {
+	if m.AOF == nil {
+		return ErrNoAOF
+	}
+	return m.AOF.Reload()
+}
+
+// ErrNoAOF is the error of the AOF calls on a node built without one.
+var ErrNoAOF = errors.New("ERR snapshots are not available on this server")
+
+// AOFRewriting reports an AOF rewrite in progress.
+func (m *Manager) AOFRewriting() bool { return m.AOF != nil && m.AOF.Rewriting() }

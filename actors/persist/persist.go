@@ -30,12 +30,13 @@ import (
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/shard"
+	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/slots"
 )
 
 // ErrInProgress is returned when a save is asked for while one runs.
-var ErrInProgress = errors.New("ERR Background save already in progress")
+var ErrInProgress = command.ErrBGSaveInProgress
 
 // chunkBudget bounds the bytes one shard turn serializes (whole slots
 // are always taken, so a huge slot overshoots it): about a millisecond of

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // syncStats reads INFO stats sync_full, sync_partial_ok, sync_partial_err.

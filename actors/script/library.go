@@ -11,8 +11,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/slots"
 )
 
 // Redis functions (FUNCTION LOAD, FCALL): a library is Lua code with a
@@ -88,7 +88,7 @@ func (l *Libraries) List(pattern string) []*Library {
 	s := l.cur.Load()
 	out := make([]*Library, 0, len(s.libs))
 	for _, lib := range s.libs {
-		if keyspace.MatchString(pattern, lib.Name, true) {
+		if slots.MatchString(pattern, lib.Name, true) {
 			out = append(out, lib)
 		}
 	}

@@ -1,9 +1,14 @@
 package shard
 
 import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/netio/batch"
+	"github.com/slotd/slotd/slots"
 )
 
 // The Group's requests to its shards, one named message each (ops.go).
@@ -111,13 +116,88 @@ func (g *Group) Unwatch(i int, ws *batch.WatchState) { g.Tell(i, Unwatch{WS: ws}
 // CancelBlocked drops b, parked in shard i, whose client went away.
 func (g *Group) CancelBlocked(i int, b *batch.Batch) { g.Tell(i, CancelBlocked{B: b}) }
 
-// CountKeys counts shard i's keys at now for INFO keyspace.
-func (g *Group) CountKeys(i int, now int64, reply func(engine.KeyCounts)) {
-	g.Tell(i, CountKeys{Now: now, Reply: reply})
-}
-
 // InTurn runs fn in shard i's turn (what names it for traces), then done.
 func (g *Group) InTurn(i int, what string, fn func()) { g.Tell(i, InTurn{What: what, Fn: fn}) }
 
 // Inspect runs fn with shard i's state in its turn (tests).
 func (g *Group) Inspect(i int, fn func(*engine.Shard)) { g.Tell(i, Inspect{Fn: fn}) }
+
+// Populate is DEBUG POPULATE: count string keys prefix:N holding
+// "value:N" (zero-padded or cut to size bytes when size >= 0), leaving
+// existing keys alone. The keys are built on a goroutine of its own and
+// handed to the shards in batches; done runs when every shard stored its
+// share.
+func (g *Group) Populate(count int64, prefix string, size int64, done func()) {
+	go func() {
+		pending := make([][]engine.LoadedKey, g.N())
+		var wg sync.WaitGroup
+		flush := func(i int) {
+			if len(pending[i]) == 0 {
+				return
+			}
+			wg.Add(1)
+			g.LoadKeys(i, pending[i], func(int, error) { wg.Done() })
+			pending[i] = nil
+		}
+		for j := int64(0); j < count; j++ {
+			n := strconv.FormatInt(j, 10)
+			key := []byte(prefix + ":" + n)
+			val := []byte("value:" + n)
+			if size >= 0 {
+				v := make([]byte, size)
+				copy(v, val)
+				val = v
+			}
+			slot := slots.HashSlot(key)
+			i := g.Of(slot)
+			pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, Key: key, Keep: true,
+				Obj: &rdb.Object{Kind: rdb.KindString, Str: val}})
+			if len(pending[i]) >= 1024 {
+				flush(i)
+			}
+		}
+		for i := range pending {
+			flush(i)
+		}
+		wg.Wait()
+		done()
+	}()
+}
+
+// CountKeys counts shard i's keys at now for INFO keyspace.
+func (g *Group) CountKeys(i int, now int64, reply func(keys, expires, ttlSum, ttlN int64)) {
+	g.Tell(i, CountKeys{Now: now, Reply: func(kc engine.KeyCounts) { reply(kc.Keys, kc.Expires, kc.TTLSum, kc.TTLN) }})
+}
+
+// Totals sums the shards' keyspace counters (INFO stats).
+func (g *Group) Totals() (hits, misses, expired, expiredStale, commands int64) {
+	for i := 0; i < g.N(); i++ {
+		st := &g.Shard(i).Stats
+		hits += st.Hits.Load()
+		misses += st.Misses.Load()
+		expired += st.Expired.Load()
+		expiredStale += st.ExpiredStale.Load()
+		commands += st.Commands.Load()
+	}
+	return
+}
+
+// ResetTotals zeroes the counters Totals sums (CONFIG RESETSTAT).
+func (g *Group) ResetTotals() {
+	for i := 0; i < g.N(); i++ {
+		st := &g.Shard(i).Stats
+		for _, c := range []*atomic.Int64{&st.Hits, &st.Misses, &st.Expired, &st.ExpiredStale, &st.Commands} {
+			c.Store(0)
+		}
+	}
+}
+
+// TrackedKeys is the number of keys in the tracking tables.
+func (g *Group) TrackedKeys() int64 { return g.Tracking.Keys() }
+
+// AddBcastClients counts clients entering (+1) or leaving (-1) BCAST
+// tracking.
+func (g *Group) AddBcastClients(delta int64) { g.Tracking.BcastClients.Add(delta) }
+
+// SetActiveExpire is DEBUG SET-ACTIVE-EXPIRE: off leaves only lazy expiry.
+func (g *Group) SetActiveExpire(on bool) { g.NoActiveExpire.Store(!on) }

@@ -206,3 +206,24 @@ func (t *Tracer) On() bool { return anyOn.Load() && (allOn.Load() || t.f.Load())
 func (t *Tracer) Done(start time.Time, msg any, sender *actor.PID) {
 	record(t.kind, t.id, start, msg, sender)
 }
+
+// String formats r as DEBUG TRACE prints it.
+func (r Record) String() string {
+	sender := r.Sender
+	if sender == "" {
+		sender = "-"
+	}
+	return fmt.Sprintf("seq=%d time=%s kind=%s id=%s msg=%s sender=%s queued=%s handling=%s trace=%d",
+		r.Seq, r.At.Format("2006-01-02T15:04:05.000000Z07:00"), r.Kind, r.ID, r.Message, sender,
+		r.Queued, r.Handling, r.TraceID)
+}
+
+// RecentLines is Recent, formatted.
+func RecentLines(n int) []string {
+	recs := Recent(n)
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.String()
+	}
+	return out
+}

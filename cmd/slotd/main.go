@@ -17,7 +17,7 @@ import (
 	"runtime/trace"
 	"syscall"
 
-	"github.com/slotd/slotd/actors/node"
+	"github.com/slotd/slotd/cmd/node"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
 )

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node/nodetest"
 	"github.com/slotd/slotd/bench/benchkit"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
 // local is a set of slotd processes on 127.0.0.1 standing in for the pods.

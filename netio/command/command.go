@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/slotd/slotd/netio/resp"
 )
 
 // Exec says where a command runs.
@@ -48,10 +50,11 @@ type Spec struct {
 	Route func(args [][]byte) (slot int, errMsg string)
 
 	// Handler is the implementation; its type is defined by the executing
-	// package (netio for Loop, actors/shard for Shard and Fanout).
+	// package (netio for Loop, actors/engine for Shard and Fanout).
 	Handler any
-	// Merge combines fanout parts; type defined by the executing package.
-	Merge any
+	// Merge combines the fanout parts (one per shard, in shard order) of a
+	// Fanout command into its reply.
+	Merge Merge
 
 	Subcommands map[string]*Spec
 	Parent      *Spec
@@ -82,6 +85,10 @@ type Spec struct {
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
 }
+
+// Merge combines the parts a Fanout command's shards left (one per shard,
+// in shard order) into the command's reply.
+type Merge func(w *resp.Writer, args [][]byte, parts []any)
 
 // Blocking reports the blocking flag (cached: checked on the hot path).
 func (s *Spec) Blocking() bool { return s.blocking }
@@ -173,6 +180,26 @@ func Register(specs ...*Spec) {
 func register(s *Spec, parent *Spec) {
 	s.Name = strings.ToLower(s.Name)
 	s.Parent = parent
+	index(s)
+	if parent == nil {
+		if _, dup := table[s.Name]; dup {
+			panic("command registered twice: " + s.Name)
+		}
+		table[s.Name] = s
+	}
+	for name, sub := range s.Subcommands {
+		if sub.Name == "" {
+			sub.Name = s.Name + "|" + strings.ToLower(name)
+		}
+		if sub.Exec == Loop && s.Exec != Loop && sub.Handler == nil {
+			sub.Exec = s.Exec
+		}
+		register(sub, s)
+	}
+}
+
+// index caches s's flags and gives it its ID.
+func index(s *Spec) {
 	for _, f := range s.Flags {
 		switch f {
 		case "write":
@@ -199,21 +226,6 @@ func register(s *Spec, parent *Spec) {
 	}
 	s.ID = len(all)
 	all = append(all, s)
-	if parent == nil {
-		if _, dup := table[s.Name]; dup {
-			panic("command registered twice: " + s.Name)
-		}
-		table[s.Name] = s
-	}
-	for name, sub := range s.Subcommands {
-		if sub.Name == "" {
-			sub.Name = s.Name + "|" + strings.ToLower(name)
-		}
-		if sub.Exec == Loop && s.Exec != Loop && sub.Handler == nil {
-			sub.Exec = s.Exec
-		}
-		register(sub, s)
-	}
 }
 
 // AddSubcommand attaches sub to an already registered parent (so a package
@@ -289,3 +301,23 @@ func ByID(id int) *Spec { return all[id] }
 
 // Count is the number of registered specs including subcommands.
 func Count() int { return len(all) }
+
+var internal = map[string]*Spec{}
+
+// RegisterInternal adds a spec that is not a command of its own but a part
+// another layer runs (DEBUG DIGEST's fanout, for netio's DEBUG): it gets an
+// ID, and Internal finds it by name; COMMAND does not list it.
+func RegisterInternal(name string, s *Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	s.Name = strings.ToLower(s.Name)
+	index(s)
+	internal[name] = s
+}
+
+// Internal returns the spec RegisterInternal added under name (nil if none).
+func Internal(name string) *Spec {
+	mu.Lock()
+	defer mu.Unlock()
+	return internal[name]
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/hash"
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/slots"
 )
 
 func init() {
@@ -313,7 +314,7 @@ func cmdHScan(c *engine.Call) {
 	var out []string
 	// Redis counts fields and values alike against COUNT.
 	next := engine.HashOf(e).Scan(cursor, o.Count/2+o.Count%2, func(f, v string) {
-		if o.Pattern == nil || keyspace.MatchKey(o.Pattern, f, false) {
+		if o.Pattern == nil || slots.MatchKey(o.Pattern, f, false) {
 			out = append(out, f, v)
 		}
 	})

@@ -9,7 +9,13 @@ import (
 
 // DebugDigestSpec runs DEBUG DIGEST in every shard; DebugDigestValueSpec
 // runs DEBUG DIGEST-VALUE key... (each shard digests the keys of its
-// slots). They are not in the command table: netio's DEBUG executes them.
+// slots). They are not in the command table: netio's DEBUG finds them as
+// internal specs "debug|digest" and "debug|digest-value".
+func init() {
+	command.RegisterInternal("debug|digest", DebugDigestSpec)
+	command.RegisterInternal("debug|digest-value", DebugDigestValueSpec)
+}
+
 var (
 	DebugDigestSpec = &command.Spec{Name: "debug", Exec: command.Fanout,
 		Handler: engine.Handler(fanDigest), Merge: engine.Merge(mergeDigest)}

@@ -165,7 +165,7 @@ func cmdScan(c *engine.Call) {
 			s.ReapExpired(slot, ks, e)
 			return
 		}
-		if o.usePat && !keyspace.MatchKey(o.pattern, e.Key(), false) {
+		if o.usePat && !slots.MatchKey(o.pattern, e.Key(), false) {
 			return
 		}
 		if o.useType && !engine.EqFold(o.typ, e.Kind.String()) {
@@ -222,7 +222,7 @@ func cmdKeysPart(c *engine.Call) {
 	var out []string
 	visit := func(ks *keyspace.Keyspace) {
 		ks.ForEach(func(e *keyspace.Entry) bool {
-			if !engine.Expired(e, c.Now) && (all || keyspace.MatchKey(pat, e.Key(), false)) {
+			if !engine.Expired(e, c.Now) && (all || slots.MatchKey(pat, e.Key(), false)) {
 				out = append(out, e.Key())
 			}
 			return true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/slotd/slotd/slots"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -741,8 +742,8 @@ func TestNoAllocs(t *testing.T) {
 		"ScanExpires": func() { ks.ScanExpires(0, fn) },
 		"Random":      func() { _ = ks.Random(r) },
 		"SetExpire":   func() { ks.SetExpire(ks.Get(k), 11) },
-		"MatchKey":    func() { _ = MatchKey(pat, sk, true) },
-		"Match":       func() { _ = Match(pat, k, false) },
+		"MatchKey":    func() { _ = slots.MatchKey(pat, sk, true) },
+		"Match":       func() { _ = slots.Match(pat, k, false) },
 	}
 	for name, f := range cases {
 		assert.Zero(t, testing.AllocsPerRun(100, f), name)

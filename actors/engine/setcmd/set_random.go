@@ -4,9 +4,9 @@ package setcmd
 
 import (
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/set"
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/slots"
 )
 
 func init() {
@@ -209,7 +209,7 @@ func cmdSScan(c *engine.Call) {
 	if o.Pattern != nil {
 		kept := ms[:0]
 		for _, m := range ms {
-			if keyspace.MatchKey(o.Pattern, m, false) {
+			if slots.MatchKey(o.Pattern, m, false) {
 				kept = append(kept, m)
 			}
 		}

@@ -11,10 +11,10 @@ import (
 	"strconv"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
 )
 
 func init() {
@@ -263,7 +263,7 @@ func cmdZScan(c *engine.Call) {
 	}
 	var items []string
 	keep := func(m string) bool {
-		return o.Pattern == nil || keyspace.MatchKey(o.Pattern, m, false)
+		return o.Pattern == nil || slots.MatchKey(o.Pattern, m, false)
 	}
 	if z.Compact {
 		for x := z.First(); x != nil; x = x.Next() {

@@ -1,18 +1,34 @@
-// Package funccmd registers FUNCTION LOAD|DELETE|FLUSH|LIST|DUMP|RESTORE|
+// Package funccmd owns FUNCTION LOAD|DELETE|FLUSH|LIST|DUMP|RESTORE|
 // STATS|KILL|HELP. They run on the event loop against the node's function
 // registry (script.Libraries, held by the shard group); FCALL and FCALL_RO
-// are shard commands (actors/shard). The node imports this package for its
-// side effect.
+// are shard commands (actors/engine). The wiring hands each server its
+// node's Functions (Bind).
 package funccmd
 
 import (
 	"strings"
 
+	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
+
+// Functions is the node's function registry and the functions running in
+// its shards (actors/shard.Group).
+type Functions interface {
+	Functions() *script.Libraries
+	RunningFunction() *engine.RunningFunction
+	KillFunction() string
+}
+
+type extKey struct{}
+
+// Bind gives srv's FUNCTION commands the node's functions.
+func Bind(srv *netio.Server, f Functions) { srv.SetExt(extKey{}, f) }
+
+func functions(x *netio.Ctx) Functions { return x.S.Ext(extKey{}).(Functions) }
 
 func init() {
 	sub := func(arity int, summary string, h func(*netio.Ctx), flags []string, tips ...string) *command.Spec {
@@ -48,7 +64,7 @@ func init() {
 		}})
 }
 
-func libs(x *netio.Ctx) *script.Libraries { return x.S.Shards().Functions() }
+func libs(x *netio.Ctx) *script.Libraries { return functions(x).Functions() }
 
 // functionLoad is FUNCTION LOAD [REPLACE] <code>: the library's name.
 func functionLoad(x *netio.Ctx) {
@@ -197,7 +213,7 @@ func functionStats(x *netio.Ctx) {
 	w := x.W
 	w.Map(2)
 	w.BulkString("running_script")
-	if r := x.S.Shards().RunningFunction(); r != nil {
+	if r := functions(x).RunningFunction(); r != nil {
 		w.Map(3)
 		w.BulkString("name")
 		w.BulkString(r.Name)
@@ -223,7 +239,7 @@ func functionStats(x *netio.Ctx) {
 }
 
 func functionKill(x *netio.Ctx) {
-	if msg := x.S.Shards().KillFunction(); msg != "" {
+	if msg := functions(x).KillFunction(); msg != "" {
 		x.W.Error(msg)
 		return
 	}

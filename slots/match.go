@@ -1,4 +1,4 @@
-package keyspace
+package slots
 
 // text is the set of byte-string types the matcher accepts.
 type text interface{ ~string | ~[]byte }

@@ -1,4 +1,4 @@
-package netio
+package node
 
 // Temporary during the layering work (#14): the keyed command packages
 // register their specs at init.

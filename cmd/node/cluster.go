@@ -18,7 +18,7 @@ import (
 // port (cluster-port, else port+10000; the cluster-announce-* directives
 // change only what the node announces), and becomes n.Server.Cluster.
 func startCluster(n *Node) (func(), error) {
-	shards := n.Server.Shards()
+	shards := n.Shards
 	c, err := cluster.Start(cluster.Options{
 		Config:   n.Cfg,
 		Log:      n.Log,

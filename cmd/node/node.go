@@ -21,15 +21,12 @@ import (
 	"github.com/slotd/slotd/actors/aof"
 	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/repl"
-
-	// SCRIPT LOAD|EXISTS|FLUSH|KILL (loop commands over the shards' cache).
-	_ "github.com/slotd/slotd/actors/script/scriptcmd"
-	// FUNCTION LOAD|LIST|DUMP|RESTORE|... (loop commands over the
-	// function registry).
-	_ "github.com/slotd/slotd/actors/script/funccmd"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/netio/funccmd"
+	"github.com/slotd/slotd/netio/scriptcmd"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -39,6 +36,8 @@ type Node struct {
 	Log    zerolog.Logger
 	Server *netio.Server
 	System *actor.ActorSystem
+	// Shards are the shard actors.
+	Shards *shard.Group
 	// Repl is the replication engine (REPLICAOF; the cluster actor drives
 	// it in cluster mode).
 	Repl *repl.Manager
@@ -95,7 +94,19 @@ func Start(cfg *config.Config) (*Node, error) {
 	if cfg.Bool("cluster-enabled") {
 		table = new(slots.Holder)
 	}
-	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table})
+	nshards := int(cfg.Int("shard-actors"))
+	if nshards <= 0 {
+		nshards = netio.DefaultParallelism()
+	}
+	n.Shards = shard.NewGroup(n.System, nshards, n.Log)
+	n.Shards.FollowConfig(cfg)
+	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table, Shards: n.Shards})
+	n.Shards.SetRouting(n.Server.Table)
+	n.Shards.Tracking.Tracker = n.Server.Tracker()
+	n.Shards.Tracking.Publish = n.Server.PublishFromScript
+	n.Server.Trace = trace.RecentLines
+	scriptcmd.Bind(n.Server, n.Shards)
+	funccmd.Bind(n.Server, n.Shards)
 	n.clusterRepl = &clusterRepl{n: n}
 	if cfg.Bool("cluster-enabled") {
 		stop, err := startCluster(n)
@@ -111,7 +122,7 @@ func Start(cfg *config.Config) (*Node, error) {
 	n.Server.Shutdown = n.Stop
 	// The snapshot is loaded before the listeners open, so no client sees
 	// a partial dataset.
-	n.Persist = persist.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "persist").Logger())
+	n.Persist = persist.New(n.Shards, cfg, n.Log.With().Str("component", "persist").Logger())
 	n.Server.Persist = n.Persist
 	// A replica's final snapshot records its replication id and offsets;
 	// loaded back, they let it continue with a partial resync.
@@ -127,7 +138,7 @@ func Start(cfg *config.Config) (*Node, error) {
 	}
 	// With appendonly yes the AOF is the dataset and dump.rdb is not read,
 	// as in Redis.
-	n.AOF = aof.New(n.Server.Shards(), cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
+	n.AOF = aof.New(n.Shards, cfg, n.Log.With().Str("component", "aof").Logger(), n.Persist)
 	n.Persist.AOF = n.AOF
 	// A failed save (with stop-writes-on-bgsave-error) or AOF write makes
 	// the node refuse writes with MISCONF until it persists again (turning
@@ -154,7 +165,7 @@ func Start(cfg *config.Config) (*Node, error) {
 	n.Persist.Start()
 	// FLUSHALL with save rules writes the empty dataset at once, so a
 	// restart cannot bring the flushed keys back from an older dump.rdb.
-	n.Server.Shards().OnFlushAll = func() {
+	n.Shards.OnFlushAll = func() {
 		if n.Persist.ShouldSaveOnShutdown() {
 			go func() {
 				if err := n.Persist.SaveWait(); err != nil {
@@ -235,6 +246,7 @@ func (n *Node) stop() {
 		_ = os.Remove(n.pidfile)
 	}
 	n.Server.Stop()
+	n.Shards.Stop()
 	n.System.Shutdown()
 	n.Log.Warn().Msg("slotd is now ready to exit, bye bye...")
 	if n.logFile != nil {

@@ -1,4 +1,4 @@
-package keyspace
+package slots
 
 import (
 	"strings"

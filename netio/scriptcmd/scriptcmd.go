@@ -1,15 +1,29 @@
-// Package scriptcmd registers SCRIPT LOAD|EXISTS|FLUSH|KILL|DEBUG|HELP.
-// They run on the event loop: they only touch the node's script cache, and
+// Package scriptcmd owns SCRIPT LOAD|EXISTS|FLUSH|KILL|DEBUG|HELP. They
+// run on the event loop: they only touch the node's script cache, and
 // SCRIPT KILL must be answered while a shard actor is busy with a script.
-// The node imports this package for its side effect.
+// The wiring hands each server its node's Scripting (Bind).
 package scriptcmd
 
 import (
 	"strings"
 
+	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 )
+
+// Scripting is the node's script cache and SCRIPT KILL (actors/shard.Group).
+type Scripting interface {
+	Scripts() *script.Cache
+	KillScripts() string
+}
+
+type extKey struct{}
+
+// Bind gives srv's SCRIPT commands the node's scripting.
+func Bind(srv *netio.Server, s Scripting) { srv.SetExt(extKey{}, s) }
+
+func scripting(x *netio.Ctx) Scripting { return x.S.Ext(extKey{}).(Scripting) }
 
 func init() {
 	sub := func(arity int, summary, since string, h func(*netio.Ctx), flags []string, tips ...string) *command.Spec {
@@ -35,7 +49,7 @@ func init() {
 }
 
 func scriptLoad(x *netio.Ctx) {
-	sc, err := x.S.Shards().Scripts().Load(x.Args[2])
+	sc, err := scripting(x).Scripts().Load(x.Args[2])
 	if err != nil {
 		x.W.Error(err.Error())
 		return
@@ -44,7 +58,7 @@ func scriptLoad(x *netio.Ctx) {
 }
 
 func scriptExists(x *netio.Ctx) {
-	cache := x.S.Shards().Scripts()
+	cache := scripting(x).Scripts()
 	x.W.Array(len(x.Args) - 2)
 	for _, sha := range x.Args[2:] {
 		if cache.Exists(sha) {
@@ -63,12 +77,12 @@ func scriptFlush(x *netio.Ctx) {
 		x.W.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
-	x.S.Shards().Scripts().Flush()
+	scripting(x).Scripts().Flush()
 	x.W.OK()
 }
 
 func scriptKill(x *netio.Ctx) {
-	if msg := x.S.Shards().KillScripts(); msg != "" {
+	if msg := scripting(x).KillScripts(); msg != "" {
 		x.W.Error(msg)
 		return
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/node"
+	"github.com/slotd/slotd/cmd/node"
 	"github.com/slotd/slotd/netio/config"
 )
 

@@ -10,7 +10,7 @@ import (
 // and PUBLISH / SPUBLISH (standalone) reach the replicas through it. A
 // replicaof directive takes effect once the data is loaded (node.go).
 func startRepl(n *Node) func() {
-	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Server.Shards(), Server: n.Server})
+	m := repl.New(repl.Options{Config: n.Cfg, Log: n.Log, Shards: n.Shards, Server: n.Server})
 	n.Repl = m
 	n.Server.Repl = m
 	if c, ok := n.Server.Cluster.(*cluster.Cluster); ok {

@@ -1,0 +1,18 @@
+package shard
+
+import "github.com/slotd/slotd/netio/config"
+
+// FollowConfig keeps the engine's settings equal to their directives.
+func (g *Group) FollowConfig(cfg *config.Config) {
+	cfg.MirrorInt("proto-max-bulk-len", &g.MaxBulkLen)
+	cfg.MirrorInt("set-max-intset-entries", &g.SetMaxIntsetEntries)
+	cfg.MirrorInt("zset-max-listpack-entries", &g.ZSetMaxListpackEntries)
+	cfg.MirrorInt("zset-max-listpack-value", &g.ZSetMaxListpackValue)
+	cfg.MirrorInt("hash-max-listpack-entries", &g.HashMaxListpackEntries)
+	cfg.MirrorInt("hash-max-listpack-value", &g.HashMaxListpackValue)
+	cfg.MirrorInt("hll-sparse-max-bytes", &g.HLLSparseMaxBytes)
+	cfg.MirrorInt("list-max-listpack-size", &g.ListMaxListpackSize)
+	cfg.MirrorInt("rdbcompression", &g.RDBCompression)
+	cfg.MirrorInt("lua-time-limit", &g.scriptLimitMS)
+	cfg.MirrorInt("tracking-table-max-keys", &g.Tracking.MaxKeys)
+}

@@ -1,0 +1,45 @@
+package netio
+
+import "github.com/slotd/slotd/netio/batch"
+
+// Shards is the node's shard actors as the event loops use them
+// (implemented by actors/shard.Group; the wiring hands it to New). Every
+// method may be called on any goroutine; callbacks run in a shard's turn
+// and must not block.
+type Shards interface {
+	// N is the number of shard actors and Of the one owning slot.
+	N() int
+	Of(slot int) int
+	// Send hands a batch to shard i; it must not be touched until its
+	// Completer is called.
+	Send(i int, b *batch.Batch)
+	// Barrier calls done once every shard handled what was sent before.
+	Barrier(done func())
+	// Unwatch drops a client's WATCH records in shard i; CancelBlocked
+	// drops a parked batch whose client went away.
+	Unwatch(i int, ws *batch.WatchState)
+	CancelBlocked(i int, b *batch.Batch)
+	// ScriptBusy reports whether shard i runs a script past lua-time-limit
+	// (and whose); AnyScriptBusy asks every shard.
+	ScriptBusy(i int) (busy bool, owner uint64)
+	AnyScriptBusy() bool
+	// BlockedClients is the number of parked commands.
+	BlockedClients() int64
+	// CountKeys counts shard i's keys and volatile keys at now (unix ms),
+	// with a sample of the remaining TTLs, for INFO keyspace.
+	CountKeys(i int, now int64, reply func(keys, expires, ttlSum, ttlN int64))
+	// Totals sums the shards' keyspace counters; ResetTotals zeroes them
+	// (CONFIG RESETSTAT).
+	Totals() (hits, misses, expired, expiredStale, commands int64)
+	ResetTotals()
+	// TrackedKeys is the number of keys in the tracking tables; BcastClients
+	// counts the clients in BCAST mode.
+	TrackedKeys() int64
+	AddBcastClients(delta int64)
+	// DropAll deletes every key (DEBUG RELOAD); Populate is DEBUG POPULATE
+	// (count keys prefix:N of size bytes, existing ones left alone).
+	DropAll(done func())
+	Populate(count int64, prefix string, size int64, done func())
+	// SetActiveExpire is DEBUG SET-ACTIVE-EXPIRE.
+	SetActiveExpire(on bool)
+}
