@@ -5,16 +5,16 @@ import (
 )
 
 // Flags, categories and summaries follow Redis 7.0's COMMAND INFO/DOCS.
-func init() {
+func registerCmdBasic() {
 	command.Register(
-		&command.Spec{Name: "ping", Arity: -1, Flags: []string{"fast", "sentinel"}, Categories: []string{"fast", "connection"},
+		Loop(&command.Spec{Name: "ping", Arity: -1, Flags: []string{"fast", "sentinel"}, Categories: []string{"fast", "connection"},
 			Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Group: "connection", Since: "1.0.0",
-			Summary: "Ping the server", Handler: LoopHandler(cmdPing)},
-		&command.Spec{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
-			Group: "connection", Since: "1.0.0", Summary: "Echo the given string", Handler: LoopHandler(cmdEcho)},
-		&command.Spec{Name: "quit", Arity: -1, Flags: []string{"allow_busy", "noscript", "loading", "stale", "fast", "no_auth"},
+			Summary: "Ping the server"}, cmdPing),
+		Loop(&command.Spec{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "1.0.0", Summary: "Echo the given string"}, cmdEcho),
+		Loop(&command.Spec{Name: "quit", Arity: -1, Flags: []string{"allow_busy", "noscript", "loading", "stale", "fast", "no_auth"},
 			Categories: []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
-			Summary: "Close the connection", Handler: LoopHandler(cmdQuit)},
+			Summary: "Close the connection"}, cmdQuit),
 	)
 }
 

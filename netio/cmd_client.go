@@ -13,14 +13,14 @@ import (
 // CLIENT and its subcommands. Other files may add subcommands (TRACKING,
 // CACHING, PAUSE ...) with command.AddSubcommand("client", ...); CLIENT HELP
 // lists what is registered.
-func init() {
+func registerCmdClient() {
 	rw := []string{"noscript", "loading", "stale"}
 	adm := []string{"admin", "noscript", "loading", "stale"}
 	conn := []string{"slow", "connection"}
 	admCats := []string{"admin", "slow", "dangerous", "connection"}
 	sub := func(arity int, flags, cats []string, since, summary string, h func(*Ctx), tips ...string) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "connection", Since: since,
-			Summary: summary, Tips: tips, Handler: LoopHandler(h)}
+		return Loop(&command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "connection", Since: since,
+			Summary: summary, Tips: tips}, h)
 	}
 	command.Register(&command.Spec{Name: "client", Arity: -2, Categories: []string{"slow"}, Group: "connection",
 		Since: "2.4.0", Summary: "A container for client connection commands",

@@ -251,13 +251,11 @@ func parseTimeoutMS(b []byte) (int64, string) {
 	return min(v, int64(time.Duration(1<<62)/time.Millisecond)), ""
 }
 
-func init() {
+func registerCmdClientpause() {
 	adm := []string{"admin", "noscript", "loading", "stale"}
 	cats := []string{"admin", "slow", "dangerous", "connection"}
-	command.AddSubcommand("client", "pause", &command.Spec{Arity: -3, Flags: adm, Categories: cats,
-		Group: "connection", Since: "2.9.50", Summary: "Stop processing commands from clients for some time",
-		Handler: LoopHandler(clientPause)})
-	command.AddSubcommand("client", "unpause", &command.Spec{Arity: 2, Flags: adm, Categories: cats,
-		Group: "connection", Since: "6.2.0", Summary: "Resume processing of clients that were paused",
-		Handler: LoopHandler(clientUnpause)})
+	command.AddSubcommand("client", "pause", Loop(&command.Spec{Arity: -3, Flags: adm, Categories: cats,
+		Group: "connection", Since: "2.9.50", Summary: "Stop processing commands from clients for some time"}, clientPause))
+	command.AddSubcommand("client", "unpause", Loop(&command.Spec{Arity: 2, Flags: adm, Categories: cats,
+		Group: "connection", Since: "6.2.0", Summary: "Resume processing of clients that were paused"}, clientUnpause))
 }

@@ -13,18 +13,18 @@ import (
 
 const errClusterDisabled = "ERR This instance has cluster support disabled"
 
-func init() {
-	command.Register(&command.Spec{Name: "asking", Arity: 1, Flags: []string{"fast"},
+func registerCmdCluster() {
+	command.Register(Loop(&command.Spec{Name: "asking", Arity: 1, Flags: []string{"fast"},
 		Categories: []string{"fast", "connection"}, Group: "cluster", Since: "3.0.0",
-		Summary: "Sent by cluster clients after an -ASK redirect", Handler: LoopHandler(cmdAsking)})
+		Summary: "Sent by cluster clients after an -ASK redirect"}, cmdAsking))
 	stale := []string{"stale"}
 	admin := []string{"admin", "stale", "no_async_loading"}
 	slow := []string{"slow"}
 	adminCats := []string{"admin", "slow", "dangerous"}
 	nondet := []string{"nondeterministic_output"}
 	sub := func(name string, arity int, flags, cats, tips []string, since, summary string, h LoopHandler) {
-		command.AddSubcommand("cluster", name, &command.Spec{Arity: arity, Flags: flags, Categories: cats,
-			Tips: tips, Group: "cluster", Since: since, Summary: summary, Handler: h})
+		command.AddSubcommand("cluster", name, Loop(&command.Spec{Arity: arity, Flags: flags, Categories: cats,
+			Tips: tips, Group: "cluster", Since: since, Summary: summary}, h))
 	}
 	sub("keyslot", 3, stale, slow, nil, "3.0.0", "Returns the hash slot of the specified key", clusterKeySlot)
 	sub("help", 2, []string{"loading", "stale"}, slow, nil, "5.0.0", "Show helpful text about the different subcommands", clusterHelp)

@@ -10,17 +10,16 @@ import (
 )
 
 // COMMAND and its subcommands, generated from the command table.
-func init() {
+func registerCmdCommand() {
 	ls := []string{"loading", "stale"}
 	cats := []string{"slow", "connection"}
 	order := []string{"nondeterministic_output_order"}
 	sub := func(arity int, since, summary string, h func(*Ctx), tips ...string) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: ls, Categories: cats, Group: "server", Since: since,
-			Summary: summary, Tips: tips, Handler: LoopHandler(h)}
+		return Loop(&command.Spec{Arity: arity, Flags: ls, Categories: cats, Group: "server", Since: since,
+			Summary: summary, Tips: tips}, h)
 	}
-	command.Register(&command.Spec{Name: "command", Arity: -1, Flags: ls, Categories: cats, Tips: order,
+	command.Register(Loop(&command.Spec{Name: "command", Arity: -1, Flags: ls, Categories: cats, Tips: order,
 		Group: "server", Since: "2.8.13", Summary: "Get array of Redis command details",
-		Handler: LoopHandler(cmdCommand),
 		Subcommands: map[string]*command.Spec{
 			"count": sub(2, "2.8.13", "Get total number of Redis commands", commandCount),
 			"info": sub(-2, "2.8.13", "Get array of specific Redis command details, or all when no argument is given.",
@@ -30,7 +29,7 @@ func init() {
 			"getkeys":         sub(-4, "2.8.13", "Extract keys given a full Redis command", commandGetKeys),
 			"getkeysandflags": sub(-4, "7.0.0", "Extract keys and access flags given a full Redis command", commandGetKeysAndFlags),
 			"help":            sub(2, "5.0.0", "Show helpful text about the different subcommands", commandHelp),
-		}})
+		}}, cmdCommand))
 }
 
 // reportedFlags are the command flags COMMAND shows, in Redis's order
@@ -364,7 +363,7 @@ func getKeys(x *Ctx) (spec *command.Spec, args [][]byte, idx []int, ok bool) {
 	if spec != nil && len(spec.Subcommands) > 0 && len(args) >= 2 {
 		if sub := spec.Sub(args[1]); sub != nil {
 			spec = sub
-		} else if spec.Handler == nil {
+		} else if !spec.Bound() {
 			spec = nil
 		}
 	}

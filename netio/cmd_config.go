@@ -8,12 +8,12 @@ import (
 )
 
 // CONFIG GET|SET|RESETSTAT|REWRITE|HELP, backed by netio/config.
-func init() {
+func registerCmdConfig() {
 	adm := []string{"admin", "noscript", "loading", "stale"}
 	admCats := []string{"admin", "slow", "dangerous"}
 	sub := func(arity int, summary string, h func(*Ctx), tips ...string) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: adm, Categories: admCats, Group: "server", Since: "2.0.0",
-			Summary: summary, Tips: tips, Handler: LoopHandler(h)}
+		return Loop(&command.Spec{Arity: arity, Flags: adm, Categories: admCats, Group: "server", Since: "2.0.0",
+			Summary: summary, Tips: tips}, h)
 	}
 	rewrite := sub(2, "Rewrite the configuration file with the in memory configuration", configRewrite)
 	rewrite.Since = "2.8.0"
@@ -25,8 +25,8 @@ func init() {
 				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			"resetstat": sub(2, "Reset the stats returned by INFO", configResetStat),
 			"rewrite":   rewrite,
-			"help": {Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "server",
-				Since: "5.0.0", Summary: "Show helpful text about the different subcommands", Handler: LoopHandler(configHelp)},
+			"help": Loop(&command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "server",
+				Since: "5.0.0", Summary: "Show helpful text about the different subcommands"}, configHelp),
 		}})
 }
 

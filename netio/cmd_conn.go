@@ -10,24 +10,21 @@ import (
 )
 
 // Connection commands: HELLO, AUTH, RESET, SELECT, READONLY, READWRITE.
-func init() {
+func registerCmdConn() {
 	connFlags := []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}
 	command.Register(
-		&command.Spec{Name: "hello", Arity: -1, Flags: connFlags, Categories: []string{"fast", "connection"},
-			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis", Handler: LoopHandler(cmdHello)},
-		&command.Spec{Name: "auth", Arity: -2, Flags: connFlags, Categories: []string{"fast", "connection"},
-			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server", Handler: LoopHandler(cmdAuth)},
-		&command.Spec{Name: "reset", Arity: 1, Flags: connFlags, Categories: []string{"fast", "connection"},
-			Group: "connection", Since: "6.2.0", Summary: "Reset the connection", Handler: LoopHandler(cmdReset)},
-		&command.Spec{Name: "select", Arity: 2, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
-			Group: "connection", Since: "1.0.0", Summary: "Change the selected database for the current connection",
-			Handler: LoopHandler(cmdSelect)},
-		&command.Spec{Name: "readonly", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
-			Group: "cluster", Since: "3.0.0", Summary: "Enables read queries for a connection to a cluster replica node",
-			Handler: LoopHandler(cmdReadonly)},
-		&command.Spec{Name: "readwrite", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
-			Group: "cluster", Since: "3.0.0", Summary: "Disables read queries for a connection to a cluster replica node",
-			Handler: LoopHandler(cmdReadwrite)},
+		Loop(&command.Spec{Name: "hello", Arity: -1, Flags: connFlags, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis"}, cmdHello),
+		Loop(&command.Spec{Name: "auth", Arity: -2, Flags: connFlags, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server"}, cmdAuth),
+		Loop(&command.Spec{Name: "reset", Arity: 1, Flags: connFlags, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "6.2.0", Summary: "Reset the connection"}, cmdReset),
+		Loop(&command.Spec{Name: "select", Arity: 2, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
+			Group: "connection", Since: "1.0.0", Summary: "Change the selected database for the current connection"}, cmdSelect),
+		Loop(&command.Spec{Name: "readonly", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
+			Group: "cluster", Since: "3.0.0", Summary: "Enables read queries for a connection to a cluster replica node"}, cmdReadonly),
+		Loop(&command.Spec{Name: "readwrite", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast", "connection"},
+			Group: "cluster", Since: "3.0.0", Summary: "Disables read queries for a connection to a cluster replica node"}, cmdReadwrite),
 	)
 }
 

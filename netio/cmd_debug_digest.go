@@ -9,7 +9,7 @@ import (
 // "debug|digest-value"). The handler runs them as a
 // fanout in its own place in the client's command order, so a digest sees
 // every write the client sent before it, even in the same pipeline.
-func init() {
+func registerCmdDebugDigest() {
 	RegisterDebug("digest", []string{"DIGEST",
 		"    Output a hex signature representing the current DB content."}, 2,
 		func(x *Ctx) { x.runFanout(command.Internal("debug|digest")) })

@@ -19,12 +19,11 @@ const RedisVersion = "7.0.15"
 
 const redisVersion = RedisVersion
 
-func init() {
-	command.Register(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},
+func registerCmdInfo() {
+	command.Register(Loop(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},
 		Categories: []string{"slow", "dangerous"},
 		Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-		Group:      "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
-		Handler: LoopHandler(cmdInfo)})
+		Group:      "server", Since: "1.0.0", Summary: "Get information and statistics about the server"}, cmdInfo))
 }
 
 // serverExt is the Server state behind INFO, CLIENT and CONFIG RESETSTAT.

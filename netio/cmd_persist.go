@@ -12,22 +12,22 @@ import (
 	"github.com/slotd/slotd/netio/resp"
 )
 
-func init() {
+func registerCmdPersist() {
 	cats := []string{"admin", "slow", "dangerous"}
 	command.Register(
-		&command.Spec{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+		Loop(&command.Spec{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			Categories: cats, Group: "server", Since: "1.0.0",
-			Summary: "Synchronously save the dataset to disk", Handler: LoopHandler(cmdSave)},
-		&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			Summary: "Synchronously save the dataset to disk"}, cmdSave),
+		Loop(&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			Categories: cats, Group: "server", Since: "1.0.0",
-			Summary: "Asynchronously save the dataset to disk", Handler: LoopHandler(cmdBgsave)},
-		&command.Spec{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			Summary: "Asynchronously save the dataset to disk"}, cmdBgsave),
+		Loop(&command.Spec{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			Categories: cats, Group: "server", Since: "1.0.0",
-			Summary: "Asynchronously rewrite the append-only file", Handler: LoopHandler(cmdBgrewriteaof)},
-		&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
+			Summary: "Asynchronously rewrite the append-only file"}, cmdBgrewriteaof),
+		Loop(&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
 			Categories: []string{"admin", "fast", "dangerous"}, Tips: []string{"nondeterministic_output"},
 			Group: "server", Since: "1.0.0",
-			Summary: "Get the UNIX time stamp of the last successful save to disk", Handler: LoopHandler(cmdLastsave)},
+			Summary: "Get the UNIX time stamp of the last successful save to disk"}, cmdLastsave),
 	)
 	RegisterDebug("reload", []string{"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
 		"    Save the RDB on disk and reload it back to memory. By default it will save",

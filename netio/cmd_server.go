@@ -13,19 +13,18 @@ import (
 )
 
 // TIME, DEBUG and SHUTDOWN.
-func init() {
+func registerCmdServer() {
 	adm := []string{"admin", "noscript", "loading", "stale"}
 	admCats := []string{"admin", "slow", "dangerous"}
 	command.Register(
-		&command.Spec{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast"},
+		Loop(&command.Spec{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, Categories: []string{"fast"},
 			Tips: []string{"nondeterministic_output"}, Group: "server", Since: "2.6.0",
-			Summary: "Return the current server time", Handler: LoopHandler(cmdTime)},
-		&command.Spec{Name: "debug", Arity: -2, Flags: adm, Categories: admCats, Group: "server", Since: "1.0.0",
-			Summary: "A container for debugging commands", Handler: LoopHandler(cmdDebug)},
-		&command.Spec{Name: "shutdown", Arity: -1, Flags: append(adm, "no_multi", "allow_busy"), Categories: admCats,
+			Summary: "Return the current server time"}, cmdTime),
+		Loop(&command.Spec{Name: "debug", Arity: -2, Flags: adm, Categories: admCats, Group: "server", Since: "1.0.0",
+			Summary: "A container for debugging commands"}, cmdDebug),
+		Loop(&command.Spec{Name: "shutdown", Arity: -1, Flags: append(adm, "no_multi", "allow_busy"), Categories: admCats,
 			Group: "server", Since: "1.0.0",
-			Summary: "Synchronously save the dataset to disk and then shut down the server",
-			Handler: LoopHandler(cmdShutdown)},
+			Summary: "Synchronously save the dataset to disk and then shut down the server"}, cmdShutdown),
 	)
 	RegisterDebug("sleep", []string{"SLEEP <seconds>",
 		"    Stop the server for <seconds>. Decimals allowed."}, 3, debugSleep)

@@ -3,6 +3,7 @@ package netio
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
@@ -11,6 +12,25 @@ import (
 
 // LoopHandler runs a command on the connection's event loop.
 type LoopHandler func(x *Ctx)
+
+// loopHandlers are the loop commands' implementations by spec ID (Loop).
+var (
+	loopMu       sync.Mutex
+	loopHandlers []LoopHandler
+)
+
+// Loop binds h as the implementation of the loop command s and returns s
+// (for registering it with command.Register).
+func Loop(s *command.Spec, h LoopHandler) *command.Spec {
+	id := command.Bind(s)
+	loopMu.Lock()
+	defer loopMu.Unlock()
+	if id >= len(loopHandlers) {
+		loopHandlers = append(loopHandlers, make([]LoopHandler, id+1-len(loopHandlers))...)
+	}
+	loopHandlers[id] = h
+	return s
+}
 
 // Ctx is the execution context of a loop command.
 type Ctx struct {
@@ -107,7 +127,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	if spec == nil {
 		return nil, unknownCommand(args)
 	}
-	if spec.Subcommands != nil && spec.Handler == nil || (spec.Subcommands != nil && len(args) >= 2 && spec.Sub(args[1]) != nil) {
+	if spec.Subcommands != nil && !spec.Bound() || (spec.Subcommands != nil && len(args) >= 2 && spec.Sub(args[1]) != nil) {
 		if len(args) < 2 {
 			return nil, "ERR wrong number of arguments for '" + spec.Name + "' command"
 		}
@@ -153,7 +173,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		x := Ctx{S: s, C: cl, Args: args, Spec: spec, W: &g.local, g: g, InTx: inTx}
 		g.local.Proto = cl.proto
 		mark := len(g.local.B)
-		spec.Handler.(LoopHandler)(&x)
+		loopHandlers[spec.ID](&x)
 		if !x.deferred && !x.noReply {
 			if len(g.local.B) > mark && g.local.B[mark] == '-' {
 				s.stats.errorReplies.Add(1)

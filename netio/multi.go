@@ -20,25 +20,25 @@ type queued struct {
 	slot int // slot of the command's keys, -1 for keyless (and cursor-routed) commands
 }
 
-func init() {
+func registerMulti() {
 	// RESET leaves MULTI and forgets WATCHed keys.
 	OnReset(func(x *Ctx) {
 		x.C.discardTx()
 		x.S.unwatch(x.C)
 	})
 	command.Register(
-		&command.Spec{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+		Loop(&command.Spec{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "1.2.0", TxControl: true,
-			Summary: "Starts a transaction.", Handler: LoopHandler(cmdMulti)},
-		&command.Spec{Name: "exec", Arity: 1, Flags: []string{"noscript", "loading", "stale", "skip_slowlog"},
+			Summary: "Starts a transaction."}, cmdMulti),
+		Loop(&command.Spec{Name: "exec", Arity: 1, Flags: []string{"noscript", "loading", "stale", "skip_slowlog"},
 			Categories: []string{"slow", "transaction"}, Group: "transactions", Since: "1.2.0", TxControl: true,
-			Summary: "Executes all commands in a transaction.", Handler: LoopHandler(cmdExec)},
-		&command.Spec{Name: "discard", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			Summary: "Executes all commands in a transaction."}, cmdExec),
+		Loop(&command.Spec{Name: "discard", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "2.0.0", TxControl: true,
-			Summary: "Discards a transaction.", Handler: LoopHandler(cmdDiscard)},
-		&command.Spec{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			Summary: "Discards a transaction."}, cmdDiscard),
+		Loop(&command.Spec{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			Categories: []string{"fast", "transaction"}, Group: "transactions", Since: "2.2.0",
-			Summary: "Forgets about watched keys of a transaction.", Handler: LoopHandler(cmdUnwatch)},
+			Summary: "Forgets about watched keys of a transaction."}, cmdUnwatch),
 	)
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/slotd/slotd/netio/resp"
 )
 
-func init() {
+func registerPause() {
 	RegisterDebug("drop-cluster-packet-filter", []string{"DROP-CLUSTER-PACKET-FILTER <packet-type>",
 		"    Drop all packets that match the filtered type. Set to -1 allow all packets."}, 3, debugDropFilter)
 	RegisterDebug("close-cluster-link-on-packet-drop", []string{"CLOSE-CLUSTER-LINK-ON-PACKET-DROP <0|1>",

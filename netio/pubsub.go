@@ -23,12 +23,12 @@ import (
 // reply of a command that ran before it was published. A connection's
 // PUBLISHes are delivered in batches (pubsub_batch.go); a RESP3 publisher's
 // own copies go into its reply, before the count, as in Redis.
-func init() {
+func registerPubsub() {
 	ps := []string{"pubsub", "noscript", "loading", "stale"}
 	cats := []string{"pubsub", "slow"}
 	reg := func(name string, arity int, flags []string, first, last int, summary, since string, h func(*Ctx)) *command.Spec {
-		s := &command.Spec{Name: name, Arity: arity, Flags: flags, Categories: cats, Group: "pubsub",
-			Since: since, Summary: summary, Handler: LoopHandler(h)}
+		s := Loop(&command.Spec{Name: name, Arity: arity, Flags: flags, Categories: cats, Group: "pubsub",
+			Since: since, Summary: summary}, h)
 		if first > 0 {
 			s.First, s.Last, s.Step = first, last, 1
 		}
@@ -47,8 +47,8 @@ func init() {
 		pub(reg("spublish", 3, []string{"pubsub", "loading", "stale", "fast"}, 1, 1, "Post a message to a shard channel", "7.0.0", cmdSPublish)),
 	)
 	sub := func(arity int, flags []string, summary, since string, h func(*Ctx)) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "pubsub", Since: since,
-			Summary: summary, Handler: LoopHandler(h)}
+		return Loop(&command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "pubsub", Since: since,
+			Summary: summary}, h)
 	}
 	ls := []string{"pubsub", "loading", "stale"}
 	command.Register(&command.Spec{Name: "pubsub", Arity: -2, Categories: []string{"slow"}, Group: "pubsub",
@@ -59,8 +59,8 @@ func init() {
 			"numpat":        sub(2, ls, "Get the count of unique patterns pattern subscriptions", "2.8.0", pubsubNumPat),
 			"shardchannels": sub(-2, ls, "List active shard channels", "7.0.0", pubsubShardChannels),
 			"shardnumsub":   sub(-2, ls, "Get the count of subscribers for shard channels", "7.0.0", pubsubShardNumSub),
-			"help": {Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "pubsub",
-				Since: "6.2.0", Summary: "Show helpful text about the different subcommands", Handler: LoopHandler(pubsubHelp)},
+			"help": Loop(&command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "pubsub",
+				Since: "6.2.0", Summary: "Show helpful text about the different subcommands"}, pubsubHelp),
 		}})
 	OnReset(func(x *Ctx) { x.S.unsubscribeAll(x.C) })
 }

@@ -15,12 +15,12 @@ import (
 // tracking.go); invalidations come back through the Tracker implemented
 // here and reach the client (or its REDIRECT target) as pushes, queued in
 // order like pub/sub messages.
-func init() {
+func registerTracking() {
 	flags := []string{"noscript", "loading", "stale"}
 	cats := []string{"slow", "connection"}
 	sub := func(arity int, summary, since string, h func(*Ctx)) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "connection", Since: since,
-			Summary: summary, Handler: LoopHandler(h)}
+		return Loop(&command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "connection", Since: since,
+			Summary: summary}, h)
 	}
 	command.AddSubcommand("client", "tracking", sub(-3, "Enable or disable server assisted client side caching support", "6.0.0", clientTracking))
 	command.AddSubcommand("client", "caching", sub(3, "Instruct the server about tracking or not keys in the next request", "6.0.0", clientCaching))

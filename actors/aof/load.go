@@ -313,7 +313,7 @@ func (r *replayer) spec(args [][]byte) *command.Spec {
 			sp = sub
 		}
 	}
-	if sp != nil && (sp.Exec != command.Shard || sp.Handler == nil) {
+	if sp != nil && (sp.Exec != command.Shard || !sp.Bound()) {
 		sp = nil
 	}
 	if cache && len(r.specs) < 1024 {

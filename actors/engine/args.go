@@ -154,12 +154,12 @@ func ParseCursor(b []byte) (uint64, bool) {
 }
 
 // keySpec fills in the fields every generic key command shares.
-func KeySpec(s command.Spec) *command.Spec {
+func KeySpec(s *command.Spec) *command.Spec {
 	if s.Group == "" {
 		s.Group = "generic"
 	}
 	s.Exec = command.Shard
-	return &s
+	return s
 }
 
 // numkeysSpec marks a spec whose keys follow a numkeys argument at index
@@ -185,9 +185,8 @@ func NumkeysSpec(s *command.Spec, at int, check func(args [][]byte) (int, string
 
 // szSpec is setSpec/zsetSpec for a command group and ACL category.
 func SzSpec(group, cat, name string, arity int, summary, since string, h Handler, flags ...string) *command.Spec {
-	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Group: group, Since: since, Summary: summary, Exec: command.Shard, Handler: h,
-		Categories: TypeCategories(flags, cat)}
+	return Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: group, Since: since, Summary: summary, Exec: command.Shard, Categories: TypeCategories(flags, cat)}, h)
 }
 
 // szKeys overrides a spec's key positions.

@@ -17,11 +17,11 @@ const ErrBusyFunction = "BUSY Redis is busy running a script. You can only call 
 
 var specFcall, specFcallRO *command.Spec
 
-func init() {
+func registerFunctionCmds() {
 	mk := func(name, summary string, h Handler, flags ...string) *command.Spec {
-		return &command.Spec{Name: name, Arity: -3, Flags: flags, Keys: evalKeys,
+		return Handle(&command.Spec{Name: name, Arity: -3, Flags: flags, Keys: evalKeys,
 			Categories: []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0", Summary: summary,
-			Exec: command.Shard, Handler: h, ScriptCache: true}
+			Exec: command.Shard, ScriptCache: true}, h)
 	}
 	specFcall = mk("fcall", "Invoke a function", func(c *Call) { c.fcall(false) },
 		"noscript", "stale", "skip_monitor", "no_mandatory_keys")

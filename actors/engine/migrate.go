@@ -25,12 +25,12 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
-	command.Register(KeySpec(command.Spec{Name: "migrate", Arity: -6, Flags: []string{"write"},
+func registerMigrate() {
+	command.Register(KeySpec(Handle(&command.Spec{Name: "migrate", Arity: -6, Flags: []string{"write"},
 		First: 3, Last: 3, Step: 1, Keys: migrateKeys,
 		Categories: []string{"keyspace", "write", "slow", "dangerous"},
 		Tips:       []string{"nondeterministic_output"}, Since: "2.6.0",
-		Summary: "Atomically transfer a key from a Redis instance to another one.", Handler: Handler(cmdMigrate)}))
+		Summary: "Atomically transfer a key from a Redis instance to another one."}, cmdMigrate)))
 }
 
 // migrateKeys: argument 3, or every argument after KEYS (Redis's

@@ -105,7 +105,7 @@ func (s *Shard) applyOne(rc *Replicated) {
 					Str("stack", string(debug.Stack())).Msg("replicated command panicked")
 			}
 		}()
-		rc.Spec.Handler.(Handler)(c)
+		handlerOf(rc.Spec)(c)
 	}()
 	failed := len(w.B) > 0 && w.B[0] == '-'
 	if failed {

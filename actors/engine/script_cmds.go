@@ -26,11 +26,11 @@ const (
 
 var specEval, specEvalSHA, specEvalRO, specEvalSHARO *command.Spec
 
-func init() {
+func registerScriptCmds() {
 	mk := func(name, summary, since string, h Handler, flags ...string) *command.Spec {
-		return &command.Spec{Name: name, Arity: -3, Flags: flags, Keys: evalKeys,
+		return Handle(&command.Spec{Name: name, Arity: -3, Flags: flags, Keys: evalKeys,
 			Categories: []string{"slow", "scripting"}, Group: "scripting", Since: since, Summary: summary,
-			Exec: command.Shard, Handler: h, ScriptCache: true}
+			Exec: command.Shard, ScriptCache: true}, h)
 	}
 	specEval = mk("eval", "Execute a Lua script server side", "2.6.0", cmdEval,
 		"noscript", "stale", "skip_monitor", "no_mandatory_keys")

@@ -64,7 +64,7 @@ func lookupScriptCommand(args [][]byte) (*command.Spec, string) {
 	if spec == nil {
 		return nil, errScriptUnknown
 	}
-	if spec.Subcommands != nil && (spec.Handler == nil || (len(args) >= 2 && spec.Sub(args[1]) != nil)) {
+	if spec.Subcommands != nil && (!spec.Bound() || (len(args) >= 2 && spec.Sub(args[1]) != nil)) {
 		if len(args) < 2 {
 			return nil, errScriptArity
 		}
@@ -129,7 +129,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 			return ""
 		}
 		return errScriptNotAllow
-	case spec.Route != nil || spec.Handler == nil:
+	case spec.Route != nil || !spec.Bound():
 		return errScriptNotAllow
 	}
 
@@ -202,7 +202,7 @@ func (h *scriptHost) exec(spec *command.Spec, c *Call) (ok bool) {
 			ok = false
 		}
 	}()
-	spec.Handler.(Handler)(c)
+	handlerOf(spec)(c)
 	return true
 }
 

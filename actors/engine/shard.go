@@ -32,10 +32,6 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-// Handler executes a shard command. It writes exactly one reply to c.W
-// (fanout handlers leave c.Cmd.Result instead).
-type Handler func(c *Call)
-
 // Merge combines the fanout parts (one per shard, in shard order) into one
 // reply.
 type Merge = command.Merge
@@ -272,7 +268,7 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	}
 	c := &s.call
 	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
-	cmd.Spec.Handler.(Handler)(c)
+	handlerOf(cmd.Spec)(c)
 }
 
 // Keyspace returns slot's keyspace, creating it when create is set.

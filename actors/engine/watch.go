@@ -69,13 +69,12 @@ func (s *Shard) DirtyAllWatchers() {
 
 // WATCH runs in the shard owning its keys (netio answers it inside MULTI and
 // keeps the client's WatchState; the shard records the keys).
-func init() {
-	command.Register(&command.Spec{Name: "watch", Arity: -2,
+func registerWatch() {
+	command.Register(Handle(&command.Spec{Name: "watch", Arity: -2,
 		Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 		First: 1, Last: -1, Step: 1, Categories: []string{"fast", "transaction"}, Group: "transactions",
 		Since: "2.2.0", TxControl: true, WatchCmd: true, Exec: command.Shard,
-		Summary: "Monitors changes to keys to determine the execution of a transaction.",
-		Handler: Handler(cmdWatch)})
+		Summary: "Monitors changes to keys to determine the execution of a transaction."}, cmdWatch))
 }
 
 // cmdWatch runs in the shard owning the keys; WATCH inside MULTI never

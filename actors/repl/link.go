@@ -473,7 +473,7 @@ func (l *link) spec(args [][]byte) *command.Spec {
 			sp = sub
 		}
 	}
-	if sp != nil && (sp.Exec != command.Shard || sp.Handler == nil) {
+	if sp != nil && (sp.Exec != command.Shard || !sp.Bound()) {
 		sp = nil
 	}
 	if sp == nil && !strings.EqualFold(name, "multi") && !strings.EqualFold(name, "exec") {

@@ -61,6 +61,7 @@ type Node struct {
 // Start builds a node from cfg and starts serving. It returns once the
 // listener is up (or failed).
 func Start(cfg *config.Config) (*Node, error) {
+	RegisterCommands()
 	n := &Node{Cfg: cfg, errc: make(chan error, 1)}
 	if err := n.setupLog(); err != nil {
 		return nil, err

@@ -49,9 +49,6 @@ type Spec struct {
 	// CLUSTER COUNTKEYSINSLOT). ok=false sends the error text as the reply.
 	Route func(args [][]byte) (slot int, errMsg string)
 
-	// Handler is the implementation; its type is defined by the executing
-	// package (netio for Loop, actors/engine for Shard and Fanout).
-	Handler any
 	// Merge combines the fanout parts (one per shard, in shard order) of a
 	// Fanout command into its reply.
 	Merge Merge
@@ -82,6 +79,7 @@ type Spec struct {
 	// instead of CROSSSLOT, as Redis with one keyspace would.
 	ArgError func(args [][]byte) string
 
+	bound                                                              bool // Bind
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
 	blocking, allowBusy, noAuth                                        bool
 }
@@ -165,7 +163,7 @@ func (s *Spec) KeyIndexes(dst []int, args [][]byte) ([]int, error) {
 var (
 	mu    sync.Mutex
 	table = map[string]*Spec{}
-	all   []*Spec
+	all   = []*Spec{nil} // by ID; IDs start at 1
 )
 
 // Register adds specs to the table (called from init functions).
@@ -191,7 +189,7 @@ func register(s *Spec, parent *Spec) {
 		if sub.Name == "" {
 			sub.Name = s.Name + "|" + strings.ToLower(name)
 		}
-		if sub.Exec == Loop && s.Exec != Loop && sub.Handler == nil {
+		if sub.Exec == Loop && s.Exec != Loop && !sub.bound {
 			sub.Exec = s.Exec
 		}
 		register(sub, s)
@@ -224,9 +222,30 @@ func index(s *Spec) {
 			s.noAuth = true
 		}
 	}
-	s.ID = len(all)
-	all = append(all, s)
+	if s.ID == 0 {
+		s.ID = len(all)
+		all = append(all, s)
+	}
 }
+
+// Bind records that s has an implementation (the executing layer keeps it,
+// typed, in its own table indexed by s.ID: actors/engine.Handle for shard
+// and fanout commands, netio.Loop for loop commands) and returns s's ID,
+// assigning it now if s is not registered yet.
+func Bind(s *Spec) int {
+	mu.Lock()
+	defer mu.Unlock()
+	s.bound = true
+	if s.ID == 0 {
+		s.ID = len(all)
+		all = append(all, s)
+	}
+	return s.ID
+}
+
+// Bound reports whether s has an implementation (a container such as
+// CLUSTER or OBJECT has none of its own: its subcommands do).
+func (s *Spec) Bound() bool { return s.bound }
 
 // AddSubcommand attaches sub to an already registered parent (so a package
 // can contribute e.g. CLUSTER COUNTKEYSINSLOT to the CLUSTER container owned
@@ -299,7 +318,8 @@ func MarkBarrier(names ...string) {
 // ByID returns the spec with the given ID.
 func ByID(id int) *Spec { return all[id] }
 
-// Count is the number of registered specs including subcommands.
+// Count is one more than the highest spec ID (specs including
+// subcommands; ID 0 is none).
 func Count() int { return len(all) }
 
 var internal = map[string]*Spec{}

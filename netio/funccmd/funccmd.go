@@ -30,7 +30,7 @@ func Bind(srv *netio.Server, f Functions) { srv.SetExt(extKey{}, f) }
 
 func functions(x *netio.Ctx) Functions { return x.S.Ext(extKey{}).(Functions) }
 
-func init() {
+func registerFunccmd() {
 	sub := func(arity int, summary string, h func(*netio.Ctx), flags []string, tips ...string) *command.Spec {
 		cats := []string{"slow", "scripting"}
 		for _, f := range flags {
@@ -38,8 +38,8 @@ func init() {
 				cats = append([]string{"write"}, cats...)
 			}
 		}
-		return &command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "scripting", Since: "7.0.0",
-			Summary: summary, Tips: tips, Handler: netio.LoopHandler(h)}
+		return netio.Loop(&command.Spec{Arity: arity, Flags: flags, Categories: cats, Group: "scripting", Since: "7.0.0",
+			Summary: summary, Tips: tips}, h)
 	}
 	all := []string{"request_policy:all_shards", "response_policy:all_succeeded"}
 	command.Register(&command.Spec{Name: "function", Arity: -2, Categories: []string{"slow"}, Group: "scripting",

@@ -25,10 +25,10 @@ func Bind(srv *netio.Server, s Scripting) { srv.SetExt(extKey{}, s) }
 
 func scripting(x *netio.Ctx) Scripting { return x.S.Ext(extKey{}).(Scripting) }
 
-func init() {
+func registerScriptcmd() {
 	sub := func(arity int, summary, since string, h func(*netio.Ctx), flags []string, tips ...string) *command.Spec {
-		return &command.Spec{Arity: arity, Flags: flags, Categories: []string{"slow", "scripting"},
-			Group: "scripting", Since: since, Summary: summary, Tips: tips, Handler: netio.LoopHandler(h)}
+		return netio.Loop(&command.Spec{Arity: arity, Flags: flags, Categories: []string{"slow", "scripting"},
+			Group: "scripting", Since: since, Summary: summary, Tips: tips}, h)
 	}
 	command.Register(&command.Spec{Name: "script", Arity: -2, Categories: []string{"slow"}, Group: "scripting",
 		Since: "2.6.0", Summary: "A container for Lua scripts management commands",

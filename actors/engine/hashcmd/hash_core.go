@@ -18,7 +18,7 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-func init() {
+func registerHashCore() {
 	command.Register(
 		hashSpec("hset", -4, "Set the string value of a hash field", "2.0.0", cmdHSet, nil, "write", "denyoom", "fast"),
 		hashSpec("hsetnx", 4, "Set the value of a hash field, only if the field does not exist", "2.0.0", cmdHSetNX, nil,
@@ -50,9 +50,9 @@ func init() {
 
 // hashSpec builds the spec of a hash command whose only key is argument 1.
 func hashSpec(name string, arity int, summary, since string, h engine.Handler, tips []string, flags ...string) *command.Spec {
-	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+	return engine.Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
 		Categories: engine.TypeCategories(flags, "hash"), Tips: tips, Group: "hash", Since: since, Summary: summary,
-		Exec: command.Shard, Handler: h}
+		Exec: command.Shard}, h)
 }
 
 // readableHash looks key up for a read: its entry (nil when missing), or

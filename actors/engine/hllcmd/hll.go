@@ -11,7 +11,7 @@ import (
 // sketch is a string value in Redis's exact layout (package hll), so GET,
 // SET and DUMP/RESTORE move sketches between slotd and Redis unchanged.
 
-func init() {
+func registerHll() {
 	pfcount := hllSpec("pfcount", -2,
 		"Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
 		cmdPFCount, "readonly")
@@ -35,9 +35,8 @@ func init() {
 }
 
 func hllSpec(name string, arity int, summary string, h engine.Handler, flags ...string) *command.Spec {
-	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Group: "hyperloglog", Since: "2.8.9", Summary: summary, Exec: command.Shard, Handler: h,
-		Categories: engine.TypeCategories(flags, "hyperloglog")}
+	return engine.Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: "hyperloglog", Since: "2.8.9", Summary: summary, Exec: command.Shard, Categories: engine.TypeCategories(flags, "hyperloglog")}, h)
 }
 
 const (

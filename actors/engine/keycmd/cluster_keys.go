@@ -15,15 +15,15 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-func init() {
-	command.AddSubcommand("cluster", "countkeysinslot", &command.Spec{Arity: 3, Flags: []string{"stale"},
+func registerClusterKeys() {
+	command.AddSubcommand("cluster", "countkeysinslot", engine.Handle(&command.Spec{Arity: 3, Flags: []string{"stale"},
 		Categories: []string{"slow"}, Group: "cluster", Since: "3.0.0",
 		Summary: "Return the number of local keys in the specified hash slot",
-		Exec:    command.Shard, Route: countKeysRoute, Handler: engine.Handler(cmdCountKeysInSlot)})
-	command.AddSubcommand("cluster", "getkeysinslot", &command.Spec{Arity: 4, Flags: []string{"stale"},
+		Exec:    command.Shard, Route: countKeysRoute}, cmdCountKeysInSlot))
+	command.AddSubcommand("cluster", "getkeysinslot", engine.Handle(&command.Spec{Arity: 4, Flags: []string{"stale"},
 		Categories: []string{"slow"}, Tips: []string{"nondeterministic_output"}, Group: "cluster", Since: "3.0.0",
 		Summary: "Return local key names in the specified hash slot",
-		Exec:    command.Shard, Route: getKeysRoute, Handler: engine.Handler(cmdGetKeysInSlot)})
+		Exec:    command.Shard, Route: getKeysRoute}, cmdGetKeysInSlot))
 }
 
 // countKeysRoute: CLUSTER COUNTKEYSINSLOT slot.

@@ -13,34 +13,32 @@ import (
 
 var multiKeyTips = []string{"request_policy:multi_shard", "response_policy:agg_sum"}
 
-func init() {
+func registerKeys() {
 	command.Register(
-		engine.KeySpec(command.Spec{Name: "del", Arity: -2, Flags: []string{"write"}, First: 1, Last: -1, Step: 1,
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "del", Arity: -2, Flags: []string{"write"}, First: 1, Last: -1, Step: 1,
 			Categories: []string{"keyspace", "write", "slow"}, Tips: multiKeyTips, Since: "1.0.0",
-			Summary: "Delete a key", Handler: engine.Handler(cmdDel)}),
-		engine.KeySpec(command.Spec{Name: "unlink", Arity: -2, Flags: []string{"write", "fast"}, First: 1, Last: -1, Step: 1,
+			Summary: "Delete a key"}, cmdDel)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "unlink", Arity: -2, Flags: []string{"write", "fast"}, First: 1, Last: -1, Step: 1,
 			Categories: []string{"keyspace", "write", "fast"}, Tips: multiKeyTips, Since: "4.0.0",
-			Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
-			Handler: engine.Handler(cmdDel)}),
-		engine.KeySpec(command.Spec{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"}, First: 1, Last: -1, Step: 1,
+			Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking."}, cmdDel)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"}, First: 1, Last: -1, Step: 1,
 			Categories: []string{"keyspace", "read", "fast"}, Tips: multiKeyTips, Since: "1.0.0",
-			Summary: "Determine if a key exists", Handler: engine.Handler(cmdExists)}),
-		engine.KeySpec(command.Spec{Name: "touch", Arity: -2, Flags: []string{"readonly", "fast"}, First: 1, Last: -1, Step: 1,
+			Summary: "Determine if a key exists"}, cmdExists)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "touch", Arity: -2, Flags: []string{"readonly", "fast"}, First: 1, Last: -1, Step: 1,
 			Categories: []string{"keyspace", "read", "fast"}, Tips: multiKeyTips, Since: "3.2.1",
-			Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.",
-			Handler: engine.Handler(cmdExists)}),
-		engine.KeySpec(command.Spec{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, First: 1, Last: 1, Step: 1,
+			Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified."}, cmdExists)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, First: 1, Last: 1, Step: 1,
 			Categories: []string{"keyspace", "read", "fast"}, Since: "1.0.0",
-			Summary: "Determine the type stored at key", Handler: engine.Handler(cmdType)}),
-		engine.KeySpec(command.Spec{Name: "rename", Arity: 3, Flags: []string{"write"}, First: 1, Last: 2, Step: 1,
+			Summary: "Determine the type stored at key"}, cmdType)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "rename", Arity: 3, Flags: []string{"write"}, First: 1, Last: 2, Step: 1,
 			Categories: []string{"keyspace", "write", "slow"}, Since: "1.0.0",
-			Summary: "Rename a key", Handler: engine.Handler(cmdRename)}),
-		engine.KeySpec(command.Spec{Name: "renamenx", Arity: 3, Flags: []string{"write", "fast"}, First: 1, Last: 2, Step: 1,
+			Summary: "Rename a key"}, cmdRename)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "renamenx", Arity: 3, Flags: []string{"write", "fast"}, First: 1, Last: 2, Step: 1,
 			Categories: []string{"keyspace", "write", "fast"}, Since: "1.0.0",
-			Summary: "Rename a key, only if the new key does not exist", Handler: engine.Handler(cmdRename)}),
-		engine.KeySpec(command.Spec{Name: "copy", Arity: -3, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
+			Summary: "Rename a key, only if the new key does not exist"}, cmdRename)),
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "copy", Arity: -3, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
 			Categories: []string{"keyspace", "write", "slow"}, Since: "6.2.0",
-			Summary: "Copy a key", Handler: engine.Handler(cmdCopy)}),
+			Summary: "Copy a key"}, cmdCopy)),
 	)
 }
 

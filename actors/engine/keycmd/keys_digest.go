@@ -11,16 +11,16 @@ import (
 // runs DEBUG DIGEST-VALUE key... (each shard digests the keys of its
 // slots). They are not in the command table: netio's DEBUG finds them as
 // internal specs "debug|digest" and "debug|digest-value".
-func init() {
+func registerKeysDigest() {
 	command.RegisterInternal("debug|digest", DebugDigestSpec)
 	command.RegisterInternal("debug|digest-value", DebugDigestValueSpec)
 }
 
 var (
-	DebugDigestSpec = &command.Spec{Name: "debug", Exec: command.Fanout,
-		Handler: engine.Handler(fanDigest), Merge: engine.Merge(mergeDigest)}
-	DebugDigestValueSpec = &command.Spec{Name: "debug", Exec: command.Fanout,
-		Handler: engine.Handler(fanDigestValue), Merge: engine.Merge(mergeDigestValue)}
+	DebugDigestSpec = engine.Handle(&command.Spec{Name: "debug", Exec: command.Fanout,
+		Merge: engine.Merge(mergeDigest)}, fanDigest)
+	DebugDigestValueSpec = engine.Handle(&command.Spec{Name: "debug", Exec: command.Fanout,
+		Merge: engine.Merge(mergeDigestValue)}, fanDigestValue)
 )
 
 // digestPart is one shard's share of DEBUG DIGEST.

@@ -8,17 +8,16 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerKeysDump() {
 	restore := func(name, group, since, summary string, flags ...string) *command.Spec {
-		return engine.KeySpec(command.Spec{Name: name, Arity: -4, Flags: flags, First: 1, Last: 1, Step: 1,
+		return engine.KeySpec(engine.Handle(&command.Spec{Name: name, Arity: -4, Flags: flags, First: 1, Last: 1, Step: 1,
 			Categories: []string{"keyspace", "write", "slow", "dangerous"}, Group: group, Since: since,
-			Summary: summary, Handler: engine.Handler(cmdRestore)})
+			Summary: summary}, cmdRestore))
 	}
 	command.Register(
-		engine.KeySpec(command.Spec{Name: "dump", Arity: 2, Flags: []string{"readonly"}, First: 1, Last: 1, Step: 1,
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "dump", Arity: 2, Flags: []string{"readonly"}, First: 1, Last: 1, Step: 1,
 			Categories: []string{"keyspace", "read", "slow"}, Tips: []string{"nondeterministic_output"},
-			Since: "2.6.0", Summary: "Return a serialized version of the value stored at the specified key.",
-			Handler: engine.Handler(cmdDump)}),
+			Since: "2.6.0", Summary: "Return a serialized version of the value stored at the specified key."}, cmdDump)),
 		restore("restore", "generic", "2.6.0",
 			"Create a key using the provided serialized value, previously obtained using DUMP.",
 			"write", "denyoom"),

@@ -11,14 +11,14 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerKeysExpire() {
 	set := func(name, since, summary string, h func(*engine.Call)) *command.Spec {
-		return engine.KeySpec(command.Spec{Name: name, Arity: -3, Flags: []string{"write", "fast"}, First: 1, Last: 1, Step: 1,
-			Categories: []string{"keyspace", "write", "fast"}, Since: since, Summary: summary, Handler: engine.Handler(h)})
+		return engine.KeySpec(engine.Handle(&command.Spec{Name: name, Arity: -3, Flags: []string{"write", "fast"}, First: 1, Last: 1, Step: 1,
+			Categories: []string{"keyspace", "write", "fast"}, Since: since, Summary: summary}, h))
 	}
 	get := func(name, since, summary string, tips []string, h func(*engine.Call)) *command.Spec {
-		return engine.KeySpec(command.Spec{Name: name, Arity: 2, Flags: []string{"readonly", "fast"}, First: 1, Last: 1, Step: 1,
-			Categories: []string{"keyspace", "read", "fast"}, Tips: tips, Since: since, Summary: summary, Handler: engine.Handler(h)})
+		return engine.KeySpec(engine.Handle(&command.Spec{Name: name, Arity: 2, Flags: []string{"readonly", "fast"}, First: 1, Last: 1, Step: 1,
+			Categories: []string{"keyspace", "read", "fast"}, Tips: tips, Since: since, Summary: summary}, h))
 	}
 	nondet := []string{"nondeterministic_output"}
 	command.Register(
@@ -31,9 +31,9 @@ func init() {
 		get("expiretime", "7.0.0", "Get the expiration Unix timestamp for a key", nil, func(c *engine.Call) { keysTTL(c, false, true) }),
 		get("pexpiretime", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds", nil,
 			func(c *engine.Call) { keysTTL(c, true, true) }),
-		engine.KeySpec(command.Spec{Name: "persist", Arity: 2, Flags: []string{"write", "fast"}, First: 1, Last: 1, Step: 1,
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "persist", Arity: 2, Flags: []string{"write", "fast"}, First: 1, Last: 1, Step: 1,
 			Categories: []string{"keyspace", "write", "fast"}, Since: "2.2.0",
-			Summary: "Remove the expiration from a key", Handler: engine.Handler(cmdPersist)}),
+			Summary: "Remove the expiration from a key"}, cmdPersist)),
 	)
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerKeysObject() {
 	sub := func(since, summary string, h func(*engine.Call)) *command.Spec {
-		return engine.KeySpec(command.Spec{Arity: 3, Flags: []string{"readonly"}, First: 2, Last: 2, Step: 1,
+		return engine.KeySpec(engine.Handle(&command.Spec{Arity: 3, Flags: []string{"readonly"}, First: 2, Last: 2, Step: 1,
 			Categories: []string{"keyspace", "read", "slow"}, Tips: []string{"nondeterministic_output"},
-			Since: since, Summary: summary, Handler: engine.Handler(h)})
+			Since: since, Summary: summary}, h))
 	}
 	command.Register(&command.Spec{Name: "object", Arity: -2, Categories: []string{"slow"}, Group: "generic",
 		Since: "2.2.3", Summary: "A container for object introspection commands",
@@ -24,8 +24,8 @@ func init() {
 			"idletime": sub("2.2.3", "Get the time since a Redis object was last accessed", cmdObjectIdletime),
 			"refcount": sub("2.2.3", "Get the number of references to the value of the key", cmdObjectRefcount),
 			// Keyless: runs in shard 0 with no slot.
-			"help": engine.KeySpec(command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"keyspace", "slow"},
-				Since: "6.2.0", Summary: "Show helpful text about the different subcommands", Handler: engine.Handler(cmdObjectHelp)}),
+			"help": engine.KeySpec(engine.Handle(&command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"keyspace", "slow"},
+				Since: "6.2.0", Summary: "Show helpful text about the different subcommands"}, cmdObjectHelp)),
 		}})
 }
 

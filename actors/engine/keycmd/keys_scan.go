@@ -34,38 +34,37 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-func init() {
+func registerKeysScan() {
 	command.Register(
-		engine.KeySpec(command.Spec{Name: "scan", Arity: -2, Flags: []string{"readonly"},
+		engine.KeySpec(engine.Handle(&command.Spec{Name: "scan", Arity: -2, Flags: []string{"readonly"},
 			Categories: []string{"keyspace", "read", "slow"},
 			Tips:       []string{"nondeterministic_output", "request_policy:special"}, Since: "2.8.0",
-			Summary: "Incrementally iterate the keys space", Route: scanRoute, Handler: engine.Handler(cmdScan),
-			Isolated: true}),
-		&command.Spec{Name: "keys", Arity: 2, Flags: []string{"readonly"},
+			Summary: "Incrementally iterate the keys space", Route: scanRoute, Isolated: true}, cmdScan)),
+		engine.Handle(&command.Spec{Name: "keys", Arity: 2, Flags: []string{"readonly"},
 			Categories: []string{"keyspace", "read", "slow", "dangerous"},
 			Tips:       []string{"request_policy:all_shards", "nondeterministic_output_order"},
 			Group:      "generic", Since: "1.0.0", Summary: "Find all keys matching the given pattern",
-			Exec: command.Fanout, Handler: engine.Handler(cmdKeysPart), Merge: engine.Merge(mergeKeys)},
-		&command.Spec{Name: "randomkey", Arity: 1, Flags: []string{"readonly"},
+			Exec: command.Fanout, Merge: engine.Merge(mergeKeys)}, cmdKeysPart),
+		engine.Handle(&command.Spec{Name: "randomkey", Arity: 1, Flags: []string{"readonly"},
 			Categories: []string{"keyspace", "read", "slow"},
 			Tips:       []string{"request_policy:all_shards", "nondeterministic_output"},
 			Group:      "generic", Since: "1.0.0", Summary: "Return a random key from the keyspace",
-			Exec: command.Fanout, Handler: engine.Handler(cmdRandomKeyPart), Merge: engine.Merge(mergeRandomKey)},
-		&command.Spec{Name: "dbsize", Arity: 1, Flags: []string{"readonly", "fast"},
+			Exec: command.Fanout, Merge: engine.Merge(mergeRandomKey)}, cmdRandomKeyPart),
+		engine.Handle(&command.Spec{Name: "dbsize", Arity: 1, Flags: []string{"readonly", "fast"},
 			Categories: []string{"keyspace", "read", "fast"},
 			Tips:       []string{"request_policy:all_shards", "response_policy:agg_sum"},
 			Group:      "server", Since: "1.0.0", Summary: "Return the number of keys in the selected database",
-			Exec: command.Fanout, Handler: engine.Handler(cmdDBSizePart), Merge: engine.Merge(mergeSum)},
-		&command.Spec{Name: "flushdb", Arity: -1, Flags: []string{"write"},
+			Exec: command.Fanout, Merge: engine.Merge(mergeSum)}, cmdDBSizePart),
+		engine.Handle(&command.Spec{Name: "flushdb", Arity: -1, Flags: []string{"write"},
 			Categories: []string{"keyspace", "write", "slow", "dangerous"},
 			Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 			Group:      "server", Since: "1.0.0", Summary: "Remove all keys from the current database",
-			Exec: command.Fanout, Handler: engine.Handler(cmdFlushPart), Merge: engine.Merge(mergeFlush)},
-		&command.Spec{Name: "flushall", Arity: -1, Flags: []string{"write"},
+			Exec: command.Fanout, Merge: engine.Merge(mergeFlush)}, cmdFlushPart),
+		engine.Handle(&command.Spec{Name: "flushall", Arity: -1, Flags: []string{"write"},
 			Categories: []string{"keyspace", "write", "slow", "dangerous"},
 			Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 			Group:      "server", Since: "1.0.0", Summary: "Remove all keys from all databases",
-			Exec: command.Fanout, Handler: engine.Handler(cmdFlushPart), Merge: engine.Merge(mergeFlush)},
+			Exec: command.Fanout, Merge: engine.Merge(mergeFlush)}, cmdFlushPart),
 	)
 }
 

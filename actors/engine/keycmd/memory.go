@@ -17,54 +17,49 @@ import (
 // estimators live next to each type. The other MEMORY subcommands report on
 // the Go heap.
 
-func init() {
+func registerMemory() {
 	command.Register(&command.Spec{Name: "memory", Arity: -2, Group: "server", Since: "4.0.0",
 		Summary: "A container for memory diagnostics commands",
 		Subcommands: map[string]*command.Spec{
-			"usage": {Arity: -3, Flags: []string{"readonly"}, First: 2, Last: 2, Step: 1,
+			"usage": engine.Handle(&command.Spec{Arity: -3, Flags: []string{"readonly"}, First: 2, Last: 2, Step: 1,
 				Categories: []string{"read", "slow"}, Group: "server", Since: "4.0.0",
-				Summary: "Estimate the memory usage of a key", Exec: command.Shard, Handler: engine.Handler(cmdMemoryUsage)},
-			"doctor": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
+				Summary: "Estimate the memory usage of a key", Exec: command.Shard}, cmdMemoryUsage),
+			"doctor": engine.Handle(&command.Spec{Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
 				Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 				Summary: "Outputs memory problems report", Exec: command.Fanout,
-				Handler: engine.Handler(func(c *engine.Call) { c.Result(nil) }),
 				Merge: engine.Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
 					w.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.")
-				})},
-			"malloc-stats": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
+				})}, func(c *engine.Call) { c.Result(nil) }),
+			"malloc-stats": engine.Handle(&command.Spec{Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
 				Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 				Summary: "Show allocator internal stats", Exec: command.Fanout,
-				Handler: engine.Handler(func(c *engine.Call) { c.Result(nil) }),
 				Merge: engine.Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
 					var ms runtime.MemStats
 					runtime.ReadMemStats(&ms)
 					w.Verbatim("Go runtime heap: alloc=" + strconv.FormatInt(int64(ms.HeapAlloc), 10) + " sys=" + strconv.FormatInt(int64(ms.HeapSys), 10) +
 						" idle=" + strconv.FormatInt(int64(ms.HeapIdle), 10) + " released=" + strconv.FormatInt(int64(ms.HeapReleased), 10) +
 						" objects=" + strconv.FormatInt(int64(ms.HeapObjects), 10) + " gc-cycles=" + strconv.FormatInt(int64(ms.NumGC), 10))
-				})},
-			"purge": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
+				})}, func(c *engine.Call) { c.Result(nil) }),
+			"purge": engine.Handle(&command.Spec{Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
 				Tips:    []string{"request_policy:all_shards", "response_policy:all_succeeded"},
 				Summary: "Ask the allocator to release memory", Exec: command.Fanout,
-				Handler: engine.Handler(func(c *engine.Call) { c.Result(nil) }),
 				Merge: engine.Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
 					debug.FreeOSMemory()
 					w.OK()
-				})},
-			"stats": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
+				})}, func(c *engine.Call) { c.Result(nil) }),
+			"stats": engine.Handle(&command.Spec{Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
 				Tips:    []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 				Summary: "Show memory usage details", Exec: command.Fanout,
-				Handler: engine.Handler(func(c *engine.Call) {
-					var keys, expires int64
-					c.S.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
-						keys += int64(ks.Len())
-						expires += int64(ks.ExpiresLen())
-					})
-					c.Result([2]int64{keys, expires})
-				}),
-				Merge: engine.Merge(mergeMemoryStats)},
-			"help": {Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
+				Merge: engine.Merge(mergeMemoryStats)}, func(c *engine.Call) {
+				var keys, expires int64
+				c.S.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
+					keys += int64(ks.Len())
+					expires += int64(ks.ExpiresLen())
+				})
+				c.Result([2]int64{keys, expires})
+			}),
+			"help": engine.Handle(&command.Spec{Arity: 2, Categories: []string{"slow"}, Group: "server", Since: "4.0.0",
 				Summary: "Show helpful text about the different subcommands", Exec: command.Fanout,
-				Handler: engine.Handler(func(c *engine.Call) { c.Result(nil) }),
 				Merge: engine.Merge(func(w *resp.Writer, _ [][]byte, _ []any) {
 					lines := []string{
 						"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -86,7 +81,7 @@ func init() {
 					for _, l := range lines {
 						w.Simple(l)
 					}
-				})},
+				})}, func(c *engine.Call) { c.Result(nil) }),
 		}})
 }
 

@@ -11,28 +11,28 @@ import (
 // (Call.Block) until a write to one of the keys wakes the command, which
 // then simply runs again, or until the timeout.
 
-func init() {
+func registerListBlocking() {
 	blockFlags := []string{"write", "blocking"}
 	cats := []string{"write", "list", "slow", "blocking"}
 	command.Register(
-		&command.Spec{Name: "blpop", Arity: -3, Flags: blockFlags, First: 1, Last: -2, Step: 1, Categories: cats,
+		engine.Handle(&command.Spec{Name: "blpop", Arity: -3, Flags: blockFlags, First: 1, Last: -2, Step: 1, Categories: cats,
 			Group: "list", Since: "2.0.0", Summary: "Remove and get the first element in a list, or block until one is available",
-			Exec: command.Shard, Handler: engine.Handler(cmdBLPop)},
-		&command.Spec{Name: "brpop", Arity: -3, Flags: blockFlags, First: 1, Last: -2, Step: 1, Categories: cats,
+			Exec: command.Shard}, cmdBLPop),
+		engine.Handle(&command.Spec{Name: "brpop", Arity: -3, Flags: blockFlags, First: 1, Last: -2, Step: 1, Categories: cats,
 			Group: "list", Since: "2.0.0", Summary: "Remove and get the last element in a list, or block until one is available",
-			Exec: command.Shard, Handler: engine.Handler(cmdBRPop)},
-		&command.Spec{Name: "blmove", Arity: 6, Flags: []string{"write", "denyoom", "blocking"}, First: 1, Last: 2, Step: 1,
+			Exec: command.Shard}, cmdBRPop),
+		engine.Handle(&command.Spec{Name: "blmove", Arity: 6, Flags: []string{"write", "denyoom", "blocking"}, First: 1, Last: 2, Step: 1,
 			Categories: cats, Group: "list", Since: "6.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available",
-			Exec:    command.Shard, Handler: engine.Handler(cmdBLMove)},
-		&command.Spec{Name: "brpoplpush", Arity: 4, Flags: []string{"write", "denyoom", "blocking"}, First: 1, Last: 2, Step: 1,
+			Exec:    command.Shard}, cmdBLMove),
+		engine.Handle(&command.Spec{Name: "brpoplpush", Arity: 4, Flags: []string{"write", "denyoom", "blocking"}, First: 1, Last: 2, Step: 1,
 			Categories: cats, Group: "list", Since: "2.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available",
-			Exec:    command.Shard, Handler: engine.Handler(cmdBRPopLPush)},
-		engine.WithArgError(&command.Spec{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
+			Exec:    command.Shard}, cmdBRPopLPush),
+		engine.WithArgError(engine.Handle(&command.Spec{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
 			Categories: cats, Group: "list", Since: "7.0.0",
 			Summary: "Pop elements from a list, or block until one is available",
-			Keys:    listNumKeysAt(2), Exec: command.Shard, Handler: engine.Handler(cmdBLMPop)}, engine.MpopArgErrors(2, true, parseLMPopArgs)),
+			Keys:    listNumKeysAt(2), Exec: command.Shard}, cmdBLMPop), engine.MpopArgErrors(2, true, parseLMPopArgs)),
 	)
 }
 

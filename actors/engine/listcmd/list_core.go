@@ -14,7 +14,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerListCore() {
 	command.Register(
 		listSpec("lpush", -3, "Prepend one or multiple elements to a list", "1.0.0", cmdLPush, "write", "denyoom", "fast"),
 		listSpec("rpush", -3, "Append one or multiple elements to a list", "1.0.0", cmdRPush, "write", "denyoom", "fast"),
@@ -38,9 +38,9 @@ func init() {
 
 // listSpec builds the spec of a list command whose only key is argument 1.
 func listSpec(name string, arity int, summary, since string, h engine.Handler, flags ...string) *command.Spec {
-	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+	return engine.Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
 		Categories: engine.TypeCategories(flags, "list"), Group: "list", Since: since, Summary: summary,
-		Exec: command.Shard, Handler: h}
+		Exec: command.Shard}, h)
 }
 
 // newList creates key as an empty list (the caller adds elements at once:

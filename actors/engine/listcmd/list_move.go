@@ -16,20 +16,20 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerListMove() {
 	command.Register(
-		&command.Spec{Name: "lmove", Arity: 5, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
+		engine.Handle(&command.Spec{Name: "lmove", Arity: 5, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "6.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it",
-			Exec:    command.Shard, Handler: engine.Handler(cmdLMove)},
-		&command.Spec{Name: "rpoplpush", Arity: 3, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
+			Exec:    command.Shard}, cmdLMove),
+		engine.Handle(&command.Spec{Name: "rpoplpush", Arity: 3, Flags: []string{"write", "denyoom"}, First: 1, Last: 2, Step: 1,
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "1.2.0",
 			Summary: "Remove the last element in a list, prepend it to another list and return it",
-			Exec:    command.Shard, Handler: engine.Handler(cmdRPopLPush)},
-		engine.WithArgError(&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
+			Exec:    command.Shard}, cmdRPopLPush),
+		engine.WithArgError(engine.Handle(&command.Spec{Name: "lmpop", Arity: -4, Flags: []string{"write", "movablekeys"},
 			Categories: []string{"write", "list", "slow"}, Group: "list", Since: "7.0.0",
 			Summary: "Pop elements from a list", Keys: listNumKeysAt(1),
-			Exec: command.Shard, Handler: engine.Handler(cmdLMPop)}, engine.MpopArgErrors(1, false, parseLMPopArgs)),
+			Exec: command.Shard}, cmdLMPop), engine.MpopArgErrors(1, false, parseLMPopArgs)),
 	)
 }
 

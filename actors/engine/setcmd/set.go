@@ -13,7 +13,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerSet() {
 	command.Register(
 		setSpec("sadd", -3, "Add one or more members to a set", "1.0.0", cmdSAdd, "write", "denyoom", "fast"),
 		setSpec("srem", -3, "Remove one or more members from a set", "1.0.0", cmdSRem, "write", "fast"),

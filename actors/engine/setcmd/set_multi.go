@@ -13,7 +13,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerSetMulti() {
 	allKeys := func(s *command.Spec) *command.Spec { return engine.SzKeys(s, 1, -1, 1) }
 	command.Register(
 		engine.SzTips(setSpec("smembers", 2, "Get all the members in a set", "1.0.0", cmdSMembers, "readonly"),

@@ -9,7 +9,7 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-func init() {
+func registerSetRandom() {
 	command.Register(
 		engine.SzTips(setSpec("spop", -2, "Remove and return one or multiple random members from a set", "1.0.0",
 			cmdSPop, "write", "fast"), "nondeterministic_output"),

@@ -13,7 +13,7 @@ import (
 // plain string value; bit 0 is the most significant bit of the first byte.
 // Strings grow zero-padded when a bit past their end is written.
 
-func init() {
+func registerBitmap() {
 	bitop := bitSpec("bitop", -4, "Perform bitwise operations between strings", "2.6.0", cmdBitop,
 		"write", "denyoom")
 	bitop.First, bitop.Last = 2, -1
@@ -30,9 +30,8 @@ func init() {
 
 // bitSpec builds the spec of a bitmap command (key at argument 1).
 func bitSpec(name string, arity int, summary, since string, h engine.Handler, flags ...string) *command.Spec {
-	return &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Group: "bitmap", Since: since, Summary: summary, Exec: command.Shard, Handler: h,
-		Categories: engine.TypeCategories(flags, "bitmap")}
+	return engine.Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: "bitmap", Since: since, Summary: summary, Exec: command.Shard, Categories: engine.TypeCategories(flags, "bitmap")}, h)
 }
 
 const (

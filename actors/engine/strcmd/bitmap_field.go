@@ -10,7 +10,7 @@ import (
 // at most, as replies are signed 64-bit) at arbitrary bit offsets of a
 // string, most significant bit first, with WRAP, SAT or FAIL overflow.
 
-func init() {
+func registerBitmapField() {
 	command.Register(
 		bitSpec("bitfield", -2, "Perform arbitrary bitfield integer operations on strings", "3.2.0",
 			cmdBitfield, "write", "denyoom"),

@@ -12,7 +12,7 @@ import (
 // GETDEL, GETEX). Values are kept as bytes in Entry.Str; integers are their
 // decimal text.
 
-func init() {
+func registerStringsCore() {
 	command.Register(
 		strSpec("get", 2, "Get the value of a key", "1.0.0", cmdGet, "readonly", "fast"),
 		strSpec("set", -3, "Set the string value of a key", "1.0.0", cmdSet, "write", "denyoom"),
@@ -32,8 +32,8 @@ func init() {
 // strSpec builds the spec of a single-key string command. ACL categories
 // follow from the flags as Redis derives them.
 func strSpec(name string, arity int, summary, since string, h engine.Handler, flags ...string) *command.Spec {
-	s := &command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
-		Group: "string", Since: since, Summary: summary, Exec: command.Shard, Handler: h}
+	s := engine.Handle(&command.Spec{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1,
+		Group: "string", Since: since, Summary: summary, Exec: command.Shard}, h)
 	s.Categories = stringCategories(flags)
 	return s
 }

@@ -13,7 +13,7 @@ import (
 // from the end the same way Redis does so that ties resolve identically (the
 // reply's string and match ranges depend on it).
 
-func init() {
+func registerStringsLcs() {
 	s := strSpec("lcs", -3, "Find longest common substring", "7.0.0", cmdLCS, "readonly")
 	s.Last = 2
 	command.Register(s)

@@ -9,7 +9,7 @@ import (
 // Multi-key string commands. Dispatch has already refused keys in different
 // slots (CROSSSLOT), so each runs whole inside one keyspace.
 
-func init() {
+func registerStringsMulti() {
 	mget := strSpec("mget", -2, "Get the values of all the given keys", "1.0.0", cmdMGet, "readonly", "fast")
 	mget.Last = -1
 	mget.Tips = []string{"request_policy:multi_shard"}

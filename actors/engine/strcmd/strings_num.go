@@ -12,7 +12,7 @@ import (
 // text) and INCRBYFLOAT (x87 long double arithmetic, see strings_float.go).
 // All of them keep the key's TTL.
 
-func init() {
+func registerStringsNum() {
 	command.Register(
 		strSpec("incr", 2, "Increment the integer value of a key by one", "1.0.0", cmdIncr,
 			"write", "denyoom", "fast"),

@@ -10,7 +10,7 @@ import (
 
 // Byte-range string commands: APPEND, STRLEN, GETRANGE, SETRANGE.
 
-func init() {
+func registerStringsRange() {
 	command.Register(
 		strSpec("append", 3, "Append a value to a key", "2.0.0", cmdAppend, "write", "denyoom", "fast"),
 		strSpec("strlen", 2, "Get the length of the value stored in a key", "2.2.0", cmdStrlen,

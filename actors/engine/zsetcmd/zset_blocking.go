@@ -8,21 +8,21 @@ import (
 // Blocking sorted-set pops: serve now, else park until a write to one of
 // the keys (or the timeout), like the blocking list commands.
 
-func init() {
+func registerZsetBlocking() {
 	cats := []string{"write", "sortedset", "fast", "blocking"}
 	command.Register(
-		&command.Spec{Name: "bzpopmin", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
+		engine.Handle(&command.Spec{Name: "bzpopmin", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
 			First: 1, Last: -2, Step: 1, Categories: cats, Group: "sorted-set", Since: "5.0.0",
 			Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
-			Exec:    command.Shard, Handler: engine.Handler(func(c *engine.Call) { blockingZPop(c, false) })},
-		&command.Spec{Name: "bzpopmax", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
+			Exec:    command.Shard}, func(c *engine.Call) { blockingZPop(c, false) }),
+		engine.Handle(&command.Spec{Name: "bzpopmax", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
 			First: 1, Last: -2, Step: 1, Categories: cats, Group: "sorted-set", Since: "5.0.0",
 			Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
-			Exec:    command.Shard, Handler: engine.Handler(func(c *engine.Call) { blockingZPop(c, true) })},
-		engine.WithArgError(engine.NumkeysSpec(&command.Spec{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
+			Exec:    command.Shard}, func(c *engine.Call) { blockingZPop(c, true) }),
+		engine.WithArgError(engine.NumkeysSpec(engine.Handle(&command.Spec{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking", "movablekeys"},
 			Categories: []string{"write", "sortedset", "slow", "blocking"}, Group: "sorted-set", Since: "7.0.0",
 			Summary: "Remove and return members with scores in a sorted set or block until one is available",
-			Exec:    command.Shard, Handler: engine.Handler(cmdBZMPop)}, 2, func(args [][]byte) (int, string) {
+			Exec:    command.Shard}, cmdBZMPop), 2, func(args [][]byte) (int, string) {
 			return engine.MpopNumkeys(args, 2)
 		}), engine.MpopArgErrors(2, true, parseZMPopArgs)),
 	)

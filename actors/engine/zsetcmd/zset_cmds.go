@@ -12,7 +12,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerZsetCmds() {
 	command.Register(
 		zsetSpec("zadd", -4, "Add one or more members to a sorted set, or update its score if it already exists",
 			"1.2.0", cmdZAdd, "write", "denyoom", "fast"),

@@ -17,7 +17,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerZsetOps() {
 	src := func(s *command.Spec, at int) *command.Spec {
 		return engine.NumkeysSpec(s, at, func(args [][]byte) (int, string) { return zopNumkeys(args, at) })
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-func init() {
+func registerZsetPop() {
 	command.Register(
 		zsetSpec("zpopmin", -2, "Remove and return members with the lowest scores in a sorted set", "5.0.0",
 			cmdZPopMin, "write", "fast"),

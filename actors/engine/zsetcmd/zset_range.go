@@ -13,7 +13,7 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-func init() {
+func registerZsetRange() {
 	command.Register(
 		zsetSpec("zrange", -4, "Return a range of members in a sorted set", "1.2.0", cmdZRange, "readonly"),
 		engine.SzKeys(zsetSpec("zrangestore", -5, "Store a range of members from sorted set into another key", "6.2.0",

@@ -1,0 +1,31 @@
+package netio
+
+import "sync"
+
+var registerOnce sync.Once
+
+// Register adds the loop commands (connection, server, pub/sub, transactions, CLUSTER's configuration subcommands) to the command table and binds their
+// implementations. The wiring calls it (once per process is enough; later
+// calls do nothing) before any node runs; packages that add subcommands to
+// a container registered here come after it.
+func Register() {
+	registerOnce.Do(func() {
+		registerContainers()
+		registerCmdBasic()
+		registerCmdClient()
+		registerCmdClientpause()
+		registerCmdCluster()
+		registerCmdCommand()
+		registerCmdConfig()
+		registerCmdConn()
+		registerCmdDebugDigest()
+		registerCmdInfo()
+		registerCmdPersist()
+		registerCmdRepl()
+		registerCmdServer()
+		registerMulti()
+		registerPause()
+		registerPubsub()
+		registerTracking()
+	})
+}
