@@ -308,7 +308,7 @@ func MarkBarrier(names ...string) {
 	defer mu.Unlock()
 	for _, n := range names {
 		for _, s := range all {
-			if s.Name == n {
+			if s != nil && s.Name == n {
 				s.Barrier = true
 			}
 		}
