@@ -128,6 +128,8 @@ type Cluster struct {
 	stopTick chan struct{}
 	stopOnce sync.Once
 	dbg      *debugState // DEBUG DROP-CLUSTER-PACKET-FILTER & co (debug.go)
+
+	startedAsReplica bool
 }
 
 // watched are the directives the cluster logic follows at run time.
@@ -163,7 +165,8 @@ func Start(o Options) (*Cluster, error) {
 		st.close()
 		return nil, err
 	}
-	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg}
+	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg,
+		startedAsReplica: a.st.Myself().Flags&bus.FlagSlave != 0}
 
 	props := actor.PropsFromProducer(func() actor.Actor { return a },
 		actor.WithReceiverMiddleware(trace.Middleware("cluster", "cluster")))
@@ -244,6 +247,10 @@ func (c *Cluster) publish(channel, message []byte, shard bool) {
 
 // MyID is this node's id (safe from any goroutine).
 func (c *Cluster) MyID() string { return *c.myID.Load() }
+
+// StartedAsReplica reports whether the node's configuration, as loaded at
+// start-up, made it a replica.
+func (c *Cluster) StartedAsReplica() bool { return c.startedAsReplica }
 
 // Stop closes the bus listener, stops the actor and its links and releases
 // nodes.conf. Safe to call twice.

@@ -50,9 +50,11 @@ type Node struct {
 
 	logFile io.Closer
 	logw    *redisLog
-	pidfile string // written at start-up, removed at stop
-	errc    chan error
-	stops   []func()
+	// startReplica: nodes.conf made this node a replica at start-up.
+	startReplica bool
+	pidfile      string // written at start-up, removed at stop
+	errc         chan error
+	stops        []func()
 	// stopOnce makes Stop idempotent (tests stop a node, then cleanup
 	// stops it again).
 	stopOnce sync.Once
@@ -65,6 +67,24 @@ func Start(cfg *config.Config) (*Node, error) {
 	if err := n.setupLog(); err != nil {
 		return nil, err
 	}
+	if err := n.start(); err != nil {
+		// As redis-server does, the reason goes to the log (the log file
+		// when there is one), not to stderr.
+		n.Log.Warn().Msg(err.Error())
+		return nil, &LoggedError{err}
+	}
+	return n, nil
+}
+
+// LoggedError is a start-up error the node has already written to its
+// log.
+type LoggedError struct{ Err error }
+
+func (e *LoggedError) Error() string { return e.Err.Error() }
+func (e *LoggedError) Unwrap() error { return e.Err }
+
+func (n *Node) start() error {
+	cfg := n.Cfg
 	n.Log.Info().Msg("oO0OoO0OoO0Oo slotd is starting oO0OoO0OoO0Oo")
 	n.Log.Info().Msgf("slotd (Redis %s compatible), bits=64, pid=%d, just started", netio.RedisVersion, os.Getpid())
 	if f := cfg.File(); f != "" {
@@ -76,7 +96,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		n.Log.Warn().Msgf("The '%s' directive is accepted for redis.conf compatibility but has no effect in slotd", name)
 	}
 	if err := n.writePidfile(); err != nil {
-		return nil, err
+		return err
 	}
 	n.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		l := n.Log.With().Str("component", "protoactor").Logger().Level(zerolog.WarnLevel)
@@ -100,7 +120,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		stop, err := startCluster(n)
 		if err != nil {
 			n.Server.Stop()
-			return nil, err
+			return err
 		}
 		n.stops = append(n.stops, stop)
 	}
@@ -145,10 +165,18 @@ func Start(cfg *config.Config) (*Node, error) {
 	if cfg.Bool("appendonly") {
 		load = n.AOF.Open
 	}
+	// A node that starts as a replica (its nodes.conf or a replicaof
+	// directive says so) loads its data as a replica: keys whose expiry has
+	// passed stay until the primary deletes them.
+	if n.startReplica || !cfg.Bool("cluster-enabled") && cfg.String("replicaof") != "" {
+		done := make(chan struct{})
+		n.Server.Shards().SetReplica(true, func() { close(done) })
+		<-done
+	}
 	if err := load(); err != nil {
 		n.Log.Error().Err(err).Msg("Fatal error loading the DB, check server logs. Exiting.")
 		n.stop()
-		return nil, err
+		return err
 	}
 	n.Persist.Start()
 	// FLUSHALL with save rules writes the empty dataset at once, so a
@@ -181,12 +209,12 @@ func Start(cfg *config.Config) (*Node, error) {
 		if err == nil {
 			err = fmt.Errorf("server stopped during start-up")
 		}
-		return nil, fmt.Errorf("Failed listening on port %d (tcp), aborting: %w", cfg.Int("port"), err)
+		return fmt.Errorf("Failed listening on port %d (tcp), aborting: %w", cfg.Int("port"), err)
 	case <-time.After(10 * time.Second):
-		return nil, fmt.Errorf("timed out starting listeners")
+		return fmt.Errorf("timed out starting listeners")
 	}
 	n.Log.Info().Msg("Ready to accept connections")
-	return n, nil
+	return nil
 }
 
 // Terminate is the SIGTERM/SIGINT shutdown; directive is the one that

@@ -3,6 +3,7 @@ package persist_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,26 @@ func keysOf(t *testing.T, c *redis.Client) []string {
 	k, err := c.Keys(ctx, "*").Result()
 	require.NoError(t, err)
 	return k
+}
+
+// A node that starts as a replica keeps the keys of its snapshot whose
+// expiry has passed (its primary deletes them), as a Redis replica does;
+// a primary drops them.
+func TestReplicaLoadsExpiredKeys(t *testing.T) {
+	n := nodetest.Start(t)
+	c := n.Client(t)
+	require.NoError(t, c.Set(ctx, "short", "x", 200*time.Millisecond).Err())
+	require.NoError(t, c.Set(ctx, "long", "x", 0).Err())
+	require.Equal(t, "OK", c.Save(ctx).Val())
+	n.Stop()
+	deadline := time.Now().Add(200 * time.Millisecond)
+	nodetest.Eventually(t, 5*time.Second, func() bool { return time.Now().After(deadline) }, "short expired")
+
+	// The primary it follows is not there: the data stays as loaded.
+	r := nodetest.Start(t, "dir", n.Dir, "replicaof", "127.0.0.1 "+strconv.Itoa(nodetest.FreePort(t)))
+	assert.Equal(t, int64(2), r.Client(t).DBSize(ctx).Val())
+	r.Stop()
+
+	p := nodetest.Start(t, "dir", n.Dir)
+	assert.Equal(t, int64(1), p.Client(t).DBSize(ctx).Val())
 }

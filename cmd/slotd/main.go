@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -61,7 +62,9 @@ func main() {
 	netio.ReserveSpareP()
 	n, err := node.Start(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		if !errors.As(err, new(*node.LoggedError)) {
+			fmt.Fprintln(os.Stderr, err)
+		}
 		os.Exit(1)
 	}
 	sig := make(chan os.Signal, 1)
