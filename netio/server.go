@@ -203,6 +203,8 @@ func New(o Options) *Server {
 	s.watchInt("hll-sparse-max-bytes", &s.shards.HLLSparseMaxBytes)
 	s.watchInt("list-max-listpack-size", &s.shards.ListMaxListpackSize)
 	s.watchInt("rdbcompression", &s.shards.RDBCompression)
+	s.watchInt("stream-node-max-bytes", &s.shards.StreamNodeMaxBytes)
+	s.watchInt("stream-node-max-entries", &s.shards.StreamNodeMaxEntries)
 	s.watchInt("lua-time-limit", s.shards.ScriptTimeLimit())
 	s.shards.SetRouting(s.Table)
 	s.initTracking()

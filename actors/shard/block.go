@@ -62,6 +62,7 @@ func (s *Shard) wake() {
 	for len(s.ready) > 0 {
 		key := s.ready[0]
 		s.ready = s.ready[1:]
+		s.wakeKey = key
 		for _, bl := range append([]*blocked(nil), s.blocked[key]...) {
 			if bl.done {
 				continue

@@ -56,6 +56,9 @@ func (c *Call) restoreObject(o *rdb.Object) (restored, error) {
 	case rdb.KindZSet:
 		z, err := buildZSet(o, c.zsetMaxEntries(), c.zsetMaxValue())
 		return restored{kind: keyspace.KindZSet, obj: z}, err
+	case rdb.KindStream:
+		st, err := buildStream(o)
+		return restored{kind: keyspace.KindStream, obj: st}, err
 	}
 	return restored{}, rdb.ErrUnsupported
 }

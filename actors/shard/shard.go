@@ -65,6 +65,7 @@ type Shard struct {
 	rerun   *blocked              // blocked command being retried
 	blocked map[string][]*blocked // key → commands waiting on it
 	ready   []string              // keys signalled since the last wake
+	wakeKey string                // the key whose signal re-runs parked commands
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
 	script  scriptShard  // Lua VM, offloaded script batches
@@ -442,6 +443,9 @@ type Group struct {
 	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
 	// and rdbcompression, which shape DUMP payloads (dump.go).
 	ListMaxListpackSize, RDBCompression atomic.Int64
+	// StreamNodeMaxBytes and StreamNodeMaxEntries mirror
+	// stream-node-max-bytes / -entries: where a stream starts a new node.
+	StreamNodeMaxBytes, StreamNodeMaxEntries atomic.Int64
 
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
@@ -460,6 +464,8 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 	g.HLLSparseMaxBytes.Store(3000)
 	g.ListMaxListpackSize.Store(-2)
 	g.RDBCompression.Store(1)
+	g.StreamNodeMaxBytes.Store(4096)
+	g.StreamNodeMaxEntries.Store(100)
 	for i := 0; i < n; i++ {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(),
 			rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i))),
