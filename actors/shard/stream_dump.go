@@ -11,7 +11,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/types/stream"
 )
 
-func rdbID(id stream.ID) rdb.StreamID { return rdb.StreamID{Ms: id.Ms, Seq: id.Seq} }
+func rdbID(id stream.ID) rdb.StreamID   { return rdb.StreamID{Ms: id.Ms, Seq: id.Seq} }
 func fromRDB(id rdb.StreamID) stream.ID { return stream.ID{Ms: id.Ms, Seq: id.Seq} }
 
 // dumpStream writes s in Redis 7.0's stream format.

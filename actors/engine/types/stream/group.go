@@ -219,7 +219,6 @@ func (s *Stream) Lag(g *Group) (int64, bool) {
 	return 0, false
 }
 
-
 // PendingSeek returns the first pending entry with an ID ≥ from.
 func (g *Group) PendingSeek(from ID) (ID, *Pending, bool) { return g.pel.Seek(from) }
 

@@ -193,7 +193,7 @@ func parseUint(s []byte) (uint64, bool) {
 	if neg {
 		// string2ll takes canonical negative int64 texts first and refuses
 		// them; only what it cannot parse reaches strtoull's wrap-around.
-		if (s[0] == '-' && len(s) > 1 && s[1] != '0' && v <= 1<<63) {
+		if s[0] == '-' && len(s) > 1 && s[1] != '0' && v <= 1<<63 {
 			return 0, false
 		}
 		v = -v
