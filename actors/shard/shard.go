@@ -66,6 +66,7 @@ type Shard struct {
 	blocked map[string][]*blocked // key → commands waiting on it
 	ready   []string              // keys signalled since the last wake
 	wakeKey string                // the key whose signal re-runs parked commands
+	txHold  int                   // commands of a transaction still to run: no wake before
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
 	script  scriptShard  // Lua VM, offloaded script batches
@@ -163,12 +164,18 @@ func (s *Shard) runFrom(b *Batch, start int) {
 			if skip == 0 && cmd.TxBegin > 0 && s.repl.on {
 				s.txStart(int(cmd.TxBegin), int(cmd.Slot))
 			}
+			if skip == 0 && cmd.TxBegin > 0 {
+				s.txHold = int(cmd.TxBegin) // blocked clients wake after EXEC
+			}
 			b.Ends = append(b.Ends, len(b.Out.B))
 			continue
 		}
 		s.runOne(b, cmd)
 		if s.repl.txLeft > 0 {
 			s.txStep()
+		}
+		if s.txHold > 0 {
+			s.txHold--
 		}
 		if s.parked {
 			// A blocking command is always its batch's last: the batch
@@ -178,12 +185,12 @@ func (s *Shard) runFrom(b *Batch, start int) {
 			if w := s.migr; w != nil && w.next < 0 {
 				w.next = i + 1
 			}
-			if len(s.ready) > 0 {
+			if len(s.ready) > 0 && s.txHold == 0 {
 				s.wake()
 			}
 			return
 		}
-		if len(s.ready) > 0 {
+		if len(s.ready) > 0 && s.txHold == 0 {
 			s.wake()
 		}
 	}

@@ -18,8 +18,8 @@ import (
 
 func init() {
 	w := []string{"write", "stream"}
-	sub := func(name string, arity int, flags []string, cats, summary string, h func(*Call)) *command.Spec {
-		return streamSpec(command.Spec{Name: name, Arity: arity, Flags: flags, First: 2, Last: 2, Step: 1,
+	sub := func(_ string, arity int, flags []string, cats, summary string, h func(*Call)) *command.Spec {
+		return streamSpec(command.Spec{Arity: arity, Flags: flags, First: 2, Last: 2, Step: 1,
 			Categories: append(append([]string(nil), w...), cats), Since: "5.0.0", Summary: summary, Handler: Handler(h)})
 	}
 	command.Register(
@@ -35,7 +35,7 @@ func init() {
 					"Create a consumer in a consumer group.", cmdXGroup),
 				"delconsumer": sub("delconsumer", 5, []string{"write"}, "slow",
 					"Delete a consumer from a consumer group.", cmdXGroup),
-				"help": streamSpec(command.Spec{Name: "help", Arity: 2, Flags: []string{"loading", "stale"},
+				"help": streamSpec(command.Spec{Arity: 2, Flags: []string{"loading", "stale"},
 					Categories: []string{"stream", "slow"}, First: -1, Since: "5.0.0",
 					Summary: "Show helpful text about the different subcommands", Handler: Handler(cmdXGroupHelp)}),
 			}},
