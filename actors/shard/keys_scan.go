@@ -461,6 +461,7 @@ func cmdFlushPart(c *Call) {
 	if len(flushed) > 0 {
 		c.PropagateStrings(append([]string{FlushSlots}, flushed...)...)
 	}
+	c.S.signalAllBlocked()
 	if c.S.ID == 0 && strings.EqualFold(string(c.Args[0]), "flushall") {
 		c.Result(c.S.group.OnFlushAll)
 	}

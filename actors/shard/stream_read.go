@@ -406,3 +406,12 @@ func (c *Call) serveGroup(s *stream.Stream, g *stream.Group, key []byte, a xread
 	}
 	return recs
 }
+
+// signalAllBlocked gives every parked command a chance to run again (after
+// FLUSHALL/FLUSHDB, which deletes keys without naming them): a group read
+// on a stream that is gone answers that it no longer exists, as in Redis.
+func (s *Shard) signalAllBlocked() {
+	for k := range s.blocked {
+		s.ready = append(s.ready, k)
+	}
+}
