@@ -81,7 +81,7 @@ func (c *Call) geoLonLat(a, b []byte) (lon, lat float64, ok bool) {
 		return 0, 0, false
 	}
 	if lon < geo.LonMin || lon > geo.LonMax || lat < geo.LatMin || lat > geo.LatMax {
-		c.W.Error(fmt.Sprintf("ERR invalid longitude,latitude pair %f,%f\r\n", lon, lat))
+		c.W.Error(fmt.Sprintf("ERR invalid longitude,latitude pair %f,%f", lon, lat))
 		return 0, 0, false
 	}
 	return lon, lat, true

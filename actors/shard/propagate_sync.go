@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/slots"
 )
@@ -405,6 +406,8 @@ func (w *recWriter) entry(slot int, e *keyspace.Entry) {
 			w.str(n.Member())
 			cw.close()
 		}
+	case keyspace.KindStream:
+		w.streamRecords(slot, key, e.Obj.(*stream.Stream))
 	default:
 		return // no other type exists yet
 	}

@@ -105,3 +105,73 @@ func digestStream(d *Digest, s *stream.Stream) {
 		}
 	}
 }
+
+// streamRecords writes the commands that rebuild a stream, as Redis's AOF
+// rewrite does: one XADD per entry (an empty stream is "XADD key MAXLEN 0
+// 0-1 x y"), XSETID with the bookkeeping, then per group XGROUP CREATE ...
+// ENTRIESREAD, an XCLAIM ... FORCE per pending entry and XGROUP
+// CREATECONSUMER for consumers with nothing pending.
+func (w *recWriter) streamRecords(slot int, key string, s *stream.Stream) {
+	idText := func(id stream.ID) string { return id.String() }
+	if s.Len() > 0 {
+		it := s.Iter(stream.MinID, stream.MaxID, false)
+		for id, n, ok := it.Next(); ok; id, n, ok = it.Next() {
+			w.begin(slot, 3+2*n)
+			w.str("XADD")
+			w.str(key)
+			w.str(idText(id))
+			for range n {
+				f, v := it.Field()
+				w.arg(f)
+				w.arg(v)
+			}
+			w.end()
+		}
+	} else {
+		w.begin(slot, 7)
+		for _, a := range []string{"XADD", key, "MAXLEN", "0", "0-1", "x", "y"} {
+			w.str(a)
+		}
+		w.end()
+	}
+	w.begin(slot, 7)
+	w.str("XSETID")
+	w.str(key)
+	w.str(idText(s.LastID))
+	w.str("ENTRIESADDED")
+	w.int(int64(s.EntriesAdded))
+	w.str("MAXDELETEDID")
+	w.str(idText(s.MaxDeletedID))
+	w.end()
+	for _, g := range s.Groups() {
+		w.begin(slot, 7)
+		for _, a := range []string{"XGROUP", "CREATE", key, g.Name, idText(g.LastID), "ENTRIESREAD"} {
+			w.str(a)
+		}
+		w.int(g.EntriesRead)
+		w.end()
+		for _, c := range g.Consumers() {
+			if c.PendingLen() == 0 {
+				w.begin(slot, 5)
+				for _, a := range []string{"XGROUP", "CREATECONSUMER", key, g.Name, c.Name} {
+					w.str(a)
+				}
+				w.end()
+				continue
+			}
+			c.PendingRange(stream.MinID, func(id stream.ID, p *stream.Pending) bool {
+				w.begin(slot, 12)
+				for _, a := range []string{"XCLAIM", key, g.Name, c.Name, "0", idText(id), "TIME"} {
+					w.str(a)
+				}
+				w.int(p.DeliveryTime)
+				w.str("RETRYCOUNT")
+				w.int(int64(p.DeliveryCount))
+				w.str("JUSTID")
+				w.str("FORCE")
+				w.end()
+				return true
+			})
+		}
+	}
+}

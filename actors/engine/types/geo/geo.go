@@ -23,8 +23,11 @@ const (
 	// EarthRadius is Redis's earth radius in meters.
 	EarthRadius = 6372797.560856
 	mercatorMax = 20037726.37
-	degToRad    = math.Pi / 180.0
 )
+
+// degToRad is C's M_PI / 180.0, computed in double arithmetic as Redis's
+// compiler does (a Go constant expression would round only once).
+var degToRad = func() float64 { pi := math.Pi; return pi / 180.0 }()
 
 // Hash is a geohash of Step bits per coordinate: latitude bits at even
 // positions, longitude bits at odd ones.
@@ -134,14 +137,16 @@ func LatDistance(lat1, lat2 float64) float64 {
 // Distance is the haversine distance in meters, as Redis computes it.
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	lon1r, lon2r := rad(lon1), rad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
+	v := crSin((lon2r - lon1r) / 2)
 	if v == 0 {
 		return LatDistance(lat1, lat2)
 	}
 	lat1r, lat2r := rad(lat1), rad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+	u := crSin((lat2r - lat1r) / 2)
+	// Each product rounded on its own, as C evaluates it (no fused
+	// multiply-add).
+	a := float64(u*u) + float64(float64(float64(crCos(lat1r)*crCos(lat2r))*v)*v)
+	return float64(2.0*EarthRadius) * crAsin(math.Sqrt(a))
 }
 
 // String is GEOHASH's 11-character base32 text for a score: the point is
