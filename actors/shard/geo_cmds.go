@@ -391,6 +391,7 @@ func (c *Call) geoSearch(src int, flags int) {
 		c.W.Error("ERR the ANY argument requires COUNT argument")
 		return
 	}
+	c.Unchanged() // only a STORE destination is written (and signalled)
 	if z == nil {
 		if storeKey != nil {
 			c.szDeleteDst(storeKey)
@@ -442,7 +443,7 @@ func (c *Call) geoSearch(src int, flags int) {
 				c.writeDistance(h.dist / shape.Unit)
 			}
 			if withHash {
-				c.W.Int(int64(h.score))
+				c.W.Int(geo.Int64(h.score))
 			}
 			if withCoord {
 				c.W.Array(2)

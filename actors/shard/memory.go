@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -136,6 +137,10 @@ func keyMemory(e *keyspace.Entry) int64 {
 		size += setMemory(e)
 	case keyspace.KindZSet:
 		size += zsetMemory(e)
+	case keyspace.KindStream:
+		if st, ok := e.Obj.(*stream.Stream); ok {
+			size += st.MemoryBytes(allocClass)
+		}
 	}
 	if e.Expire != 0 {
 		size += dictEntry

@@ -525,5 +525,6 @@ func cmdXSetID(c *Call) {
 	if !maxDel.IsZero() {
 		s.MaxDeletedID = maxDel
 	}
+	c.quietWrite()
 	c.W.OK()
 }

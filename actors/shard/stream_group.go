@@ -157,14 +157,19 @@ func cmdXGroup(c *Call) {
 		} else if id, _, ok = c.parseStreamID(c.Args[4], 0, stream.Strict); !ok {
 			return
 		}
+		created := false
 		if s == nil {
 			e = c.Create(key, keyspace.KindStream)
 			s = stream.New()
 			e.Obj = s
+			created = true
 		}
 		if s.CreateGroup(name, id, entriesRead) == nil {
 			c.W.Error("BUSYGROUP Consumer Group name already exists")
 			return
+		}
+		if !created {
+			c.quietWrite()
 		}
 		c.W.OK()
 	case setid && (n == 5 || n == 7):
@@ -175,6 +180,7 @@ func cmdXGroup(c *Call) {
 			return
 		}
 		g.LastID, g.EntriesRead = id, entriesRead
+		c.quietWrite()
 		c.W.OK()
 	case eqFold(op, "destroy") && n == 4:
 		if g == nil || !s.DestroyGroup(name) {
@@ -182,6 +188,8 @@ func cmdXGroup(c *Call) {
 			c.Unchanged()
 			return
 		}
+		c.quietWrite()
+		c.S.signalBlocked(key) // group readers blocked on it fail with NOGROUP
 		c.W.Int(1)
 	case eqFold(op, "createconsumer") && n == 5:
 		if g.CreateConsumer(c.Args[4], c.Now) == nil {
@@ -189,6 +197,7 @@ func cmdXGroup(c *Call) {
 			c.Unchanged()
 			return
 		}
+		c.quietWrite()
 		c.W.Int(1)
 	case eqFold(op, "delconsumer") && n == 5:
 		cons := g.Consumer(c.Args[4])
@@ -197,6 +206,7 @@ func cmdXGroup(c *Call) {
 			c.Unchanged()
 			return
 		}
+		c.quietWrite()
 		c.W.Int(int64(g.DeleteConsumer(cons)))
 	default:
 		c.subcommandError()
@@ -233,8 +243,20 @@ func cmdXAck(c *Call) {
 	}
 	if n == 0 {
 		c.Unchanged()
+	} else {
+		c.quietWrite()
 	}
 	c.W.Int(int64(n))
+}
+
+// quietWrite marks a write that changed a stream's groups but, as in
+// Redis, signals no WATCHer or blocked client: it is still replicated as
+// sent.
+func (c *Call) quietWrite() {
+	c.Unchanged()
+	if c.Replicating() {
+		c.Propagate(c.Args...)
+	}
 }
 
 func cmdXPending(c *Call) {
@@ -631,9 +653,8 @@ var cmdXCLAIM = []byte("XCLAIM")
 // streamRecords replaces the command's replicated form with recs (none:
 // nothing is streamed); changed says whether the dataset changed.
 func (c *Call) streamRecords(recs [][][]byte, changed bool) {
-	if !changed {
-		c.Unchanged()
-	}
+	c.Unchanged() // Redis signals no WATCHer for these
+	_ = changed
 	if len(recs) == 0 {
 		c.NoPropagate()
 		return

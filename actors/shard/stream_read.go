@@ -80,10 +80,6 @@ type xreadArgs struct {
 func (c *Call) parseXRead(group bool) (xreadArgs, bool) {
 	a := xreadArgs{block: -1}
 	args := c.Args
-	name := "XREAD"
-	if group {
-		name = "XREADGROUP"
-	}
 	for i := 1; i < len(args); i++ {
 		more := len(args) - i - 1
 		o := args[i]
@@ -114,7 +110,7 @@ func (c *Call) parseXRead(group bool) (xreadArgs, bool) {
 		case eqFold(o, "streams") && more > 0:
 			a.streamsAt = i + 1
 			if (len(args)-a.streamsAt)%2 != 0 {
-				c.W.Error("ERR Unbalanced " + name + " list of streams: for each stream key an ID or '$' must be specified.")
+				c.W.Error("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 				return a, false
 			}
 			a.n = (len(args) - a.streamsAt) / 2

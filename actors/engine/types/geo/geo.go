@@ -114,10 +114,32 @@ func decode(lons, lats span, h Hash) (Area, bool) {
 	}, true
 }
 
+const two63 = 9223372036854775808.0
+
+// Int64 converts a score to an integer as C's (long long) cast does on
+// x86-64: truncation, and the "integer indefinite" value for NaN and
+// anything out of range (WITHHASH replies it).
+func Int64(f float64) int64 {
+	if f != f || f >= two63 || f < -two63 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// cUint64 is C's (uint64_t) cast of a double as gcc compiles it for
+// x86-64, which Redis uses to turn any score into hash bits (+inf gives 0,
+// -inf 2^63, negative values wrap).
+func cUint64(f float64) uint64 {
+	if f >= two63 {
+		return uint64(Int64(f-two63)) ^ 1<<63
+	}
+	return uint64(Int64(f))
+}
+
 // Decode returns the centre of the cell a score stands for; ok is false
 // for a score Redis cannot decode.
 func Decode(score float64) (lon, lat float64, ok bool) {
-	a, ok := decode(lonSpan, latSpan, Hash{Bits: uint64(score), Step: StepMax})
+	a, ok := decode(lonSpan, latSpan, Hash{Bits: cUint64(score), Step: StepMax})
 	if !ok {
 		return 0, 0, false
 	}

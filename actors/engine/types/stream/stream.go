@@ -332,3 +332,48 @@ func (s *Stream) EstimateDistance(id ID) int64 {
 	}
 	return Invalid
 }
+
+// Clone returns a deep copy (COPY): nodes, bookkeeping, groups, consumers
+// and pending entries.
+func (s *Stream) Clone() any {
+	c := &Stream{length: s.length, LastID: s.LastID, FirstID: s.FirstID, MaxDeletedID: s.MaxDeletedID,
+		EntriesAdded: s.EntriesAdded}
+	c.nodes = make([]node, len(s.nodes))
+	for i, n := range s.nodes {
+		c.nodes[i] = node{master: n.master, lp: append([]byte(nil), n.lp...)}
+	}
+	for _, g := range s.groups {
+		ng := c.CreateGroup([]byte(g.Name), g.LastID, g.EntriesRead)
+		byName := map[*Consumer]*Consumer{}
+		for _, cons := range g.consumers {
+			byName[cons] = ng.CreateConsumer([]byte(cons.Name), cons.SeenTime)
+		}
+		g.pel.Ascend(MinID, func(id ID, p *Pending) bool {
+			np := &Pending{Consumer: byName[p.Consumer], DeliveryTime: p.DeliveryTime, DeliveryCount: p.DeliveryCount}
+			ng.pel.Set(id, np)
+			np.Consumer.pel.Set(id, np)
+			return true
+		})
+	}
+	return c
+}
+
+// Encoding is what OBJECT ENCODING reports.
+func (s *Stream) Encoding() string { return "stream" }
+
+// MemoryBytes estimates what the value takes in Redis (MEMORY USAGE): the
+// listpacks' allocations, the radix tree keys and the groups' pending
+// entries and consumers.
+func (s *Stream) MemoryBytes(alloc func(int64) int64) int64 {
+	size := int64(16 + 136) // robj + stream struct
+	for _, n := range s.nodes {
+		size += alloc(int64(cap(n.lp))) + 32 // listpack + radix tree share
+	}
+	for _, g := range s.groups {
+		size += 64 + int64(len(g.Name)) + int64(g.pel.Len())*(24+40)
+		for _, c := range g.consumers {
+			size += 48 + int64(len(c.Name)) + int64(c.pel.Len())*24
+		}
+	}
+	return size
+}
