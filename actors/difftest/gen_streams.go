@@ -18,7 +18,7 @@ func streamOps() []op {
 		case 0:
 			return g.pick("0-0", "-", "+", "0", "abc", "1-x", "18446744073709551615-18446744073709551615")
 		case 1, 2:
-			return itoa(g.n(ms+2))
+			return itoa(g.n(ms + 2))
 		}
 		return itoa(g.n(ms+2)) + "-" + itoa(g.n(3))
 	}
