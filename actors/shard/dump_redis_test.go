@@ -90,6 +90,9 @@ func dumpContents(c *respConn, key string) string {
 		return typ + c.Do("ZRANGE", key, "0", "-1", "WITHSCORES")
 	case "+hash\r\n":
 		return typ + c.Do("HLEN", key)
+	case "+stream\r\n":
+		return typ + c.Do("XRANGE", key, "-", "+") + c.Do("XINFO", "STREAM", key) + c.Do("XINFO", "GROUPS", key) +
+			c.Do("XPENDING", key, "g1")
 	}
 	return typ
 }
