@@ -163,12 +163,24 @@ func dumpCases() []dumpCase {
 	}
 }
 
+// withKey puts k where a build command says "K" (argument 1 of most
+// commands; a later one for XGROUP and XREADGROUP).
+func withKey(cmd []string, k string) []string {
+	out := append([]string(nil), cmd...)
+	for i := 1; i < len(out); i++ {
+		if out[i] == "K" {
+			out[i] = k
+		}
+	}
+	return out
+}
+
 // streamBuild adds n entries (two per millisecond, a varying shape) to
 // stream K, then runs more.
 func streamBuild(n int, more [][]string) [][]string {
 	var b [][]string
 	for i := 0; i < n; i++ {
-		id := strconv.Itoa(i/2) + "-" + strconv.Itoa(i%2)
+		id := strconv.Itoa(1+i/2) + "-" + strconv.Itoa(i%2)
 		if i%5 == 0 {
 			b = append(b, []string{"XADD", "K", id, "f", strconv.Itoa(i), "extra", strings.Repeat("e", i%40)})
 		} else {
