@@ -223,7 +223,7 @@ func (s *Shard) safeSnapshotStep(f *feedState, budget int) (done, ok bool) {
 }
 
 func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
-	w := recWriter{b: s.snapBuf[:0]}
+	w := recWriter{b: s.snapBuf[:0], exact: true}
 	now := s.now
 	if now == 0 {
 		now = nowMS()
@@ -276,6 +276,11 @@ func (g *Group) DropAll(done func()) {
 type recWriter struct {
 	b     []byte
 	start int
+	// exact: values whose commands cannot rebuild them exactly (streams:
+	// node layout, pending entries of deleted messages, seen times) go as
+	// RESTORE payloads, as a replica's full sync carries them in Redis's
+	// RDB. Off for AOF rewrites, which write Redis's commands.
+	exact bool
 }
 
 func (w *recWriter) begin(slot, nargs int) {
@@ -407,7 +412,11 @@ func (w *recWriter) entry(slot int, e *keyspace.Entry) {
 			cw.close()
 		}
 	case keyspace.KindStream:
-		w.streamRecords(slot, key, e.Obj.(*stream.Stream))
+		if w.exact {
+			w.restoreRecord(slot, key, e)
+		} else {
+			w.streamRecords(slot, key, e.Obj.(*stream.Stream))
+		}
 	default:
 		return // no other type exists yet
 	}

@@ -7,6 +7,7 @@ package shard
 import (
 	"strconv"
 
+	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/engine/types/stream"
 )
@@ -174,4 +175,17 @@ func (w *recWriter) streamRecords(slot int, key string, s *stream.Stream) {
 			})
 		}
 	}
+}
+
+// restoreRecord writes "RESTORE key 0 <payload> REPLACE" for e (its TTL
+// follows as PEXPIREAT).
+func (w *recWriter) restoreRecord(slot int, key string, e *keyspace.Entry) {
+	p, _ := dumpEntry(e, rdb.Options{})
+	w.begin(slot, 5)
+	w.str("RESTORE")
+	w.str(key)
+	w.str("0")
+	w.arg(p)
+	w.str("REPLACE")
+	w.end()
 }
