@@ -3,6 +3,7 @@ package netio
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
@@ -296,6 +297,10 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 			return slot, ""
 		}
 		n := &t.Nodes[owner]
+		if s.shut.lingering.Load() {
+			s.shut.lastMoved.Store(time.Now().UnixNano())
+			s.shut.moved.Add(1)
+		}
 		return 0, "MOVED " + strconv.Itoa(slot) + " " + n.Endpoint()
 	}
 	return slot, ""

@@ -326,6 +326,8 @@ type clusterActor struct {
 	// it is done no table is published (heldTable: one is waiting), so no
 	// client write reaches a shard that does not replicate it yet.
 	promoting, heldTable bool
+	// handOff is the failover on shutdown in progress (handoff.go).
+	handOff *handOff
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -364,6 +366,8 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		a.st.WritesPaused(now, uint64(m.offset))
 	case replApplied:
 		a.st.ReplApplied(now, uint64(m.offset))
+	case handOffReq:
+		a.startHandOff(ctx, m)
 	case promoted:
 		a.promoting = false
 		if a.heldTable {
@@ -526,6 +530,7 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 		}
 	}
 	a.roleEffects(ctx, fx)
+	a.checkHandOff()
 	return nil
 }
 

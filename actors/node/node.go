@@ -218,22 +218,29 @@ func (n *Node) start() error {
 }
 
 // Terminate is the SIGTERM/SIGINT shutdown; directive is the one that
-// rules it (shutdown-on-sigterm or shutdown-on-sigint): a final snapshot
-// when save rules exist (flag save: always; nosave: never), then Stop. If
-// that save fails the node keeps running and the error is returned, as
-// redis-server does ("errors trying to shut down the server"), unless the
-// flags say force; a later signal tries again. (The now flag asks not to
-// wait for lagging replicas: slotd never waits for them.)
+// rules it (shutdown-on-sigterm or shutdown-on-sigint): the failover on
+// shutdown (flag failover) or the wait for lagging replicas (unless flag
+// now), then a final snapshot when save rules exist (flag save: always;
+// nosave: never), then Stop. If that save fails the node keeps running and
+// the error is returned, as redis-server does ("errors trying to shut down
+// the server"), unless the flags say force; a later signal tries again.
 func (n *Node) Terminate(directive string) error {
 	flags := n.Cfg.Int(directive)
 	save := flags&config.ShutdownSave != 0 ||
 		flags&config.ShutdownNoSave == 0 && n.Persist != nil && n.Persist.ShouldSaveOnShutdown()
 	n.Log.Warn().Msg("User requested shutdown...")
+	// Failover on shutdown, or the wait for lagging replicas
+	// (netio/shutdown.go).
+	if err := n.Server.PrepareShutdown(netio.ShutdownOptions{Now: flags&config.ShutdownNow != 0,
+		Failover: flags&config.ShutdownFailover != 0}); err != nil {
+		return err
+	}
 	if n.Persist != nil && save {
 		n.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
 		if err := n.Persist.FinalSave(); err != nil {
 			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
 			if flags&config.ShutdownForce == 0 {
+				n.Server.EndShutdown()
 				return err
 			}
 			n.Log.Warn().Msg("Errors trying to shut down the server. Exit anyway since the force flag is set.")
