@@ -78,7 +78,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "number of alternating A/B rounds; the table shows medians")
 	flag.StringVar(&pipelines, "pipelines", "1,16", "comma-separated pipeline depths")
 	flag.IntVar(&o.clients, "clients", 50, "concurrent connections (memtier: 2 threads x clients/2, or 1 thread when pinned)")
-	flag.StringVar(&tests, "tests", "get,set", "comma-separated tests: get, set")
+	flag.StringVar(&tests, "tests", "get,set", "comma-separated tests: get, set, xadd, xreadgroup (bench/streams.go)")
 	flag.IntVar(&o.shardActors, "shard-actors", 0, "passed to slotd as --shard-actors (0: slotd's default)")
 	flag.BoolVar(&o.cpuPin, "cpu-pin", runtime.NumCPU() >= 2, "pin servers to core 0 and load generators to core 1 with taskset")
 	flag.StringVar(&o.out, "out", "", "also write the table as Markdown to this file")
@@ -127,6 +127,11 @@ func run(ctx context.Context, o options) error {
 	memtier := true
 	if _, err := exec.LookPath("memtier_benchmark"); err != nil {
 		memtier = false
+	}
+	for _, t := range o.tests {
+		if streamTests[t] {
+			memtier = false // memtier's SET:GET mix has no stream form
+		}
 	}
 
 	tmp, err := os.MkdirTemp("", "slotd-bench-")
@@ -191,7 +196,11 @@ func run(ctx context.Context, o options) error {
 			// SET runs before GET so that GET mostly hits keys.
 			for _, t := range o.tests {
 				for _, s := range order {
-					m, err := redisBenchmark(ctx, o, s, t, p)
+					run := redisBenchmark
+					if streamTests[t] {
+						run = streamBenchmark
+					}
+					m, err := run(ctx, o, s, t, p)
 					if err != nil {
 						return fmt.Errorf("%s: redis-benchmark %s P%d: %w", s.name, t, p, err)
 					}
@@ -253,13 +262,13 @@ func parseTests(s string) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range strings.Split(s, ",") {
 		t := strings.ToLower(strings.TrimSpace(f))
-		if t != "get" && t != "set" {
-			return nil, fmt.Errorf("unknown test %q (want get and/or set)", f)
+		if t != "get" && t != "set" && !streamTests[t] {
+			return nil, fmt.Errorf("unknown test %q (want get, set, xadd, xreadgroup)", f)
 		}
 		want[t] = true
 	}
 	var out []string
-	for _, t := range []string{"set", "get"} {
+	for _, t := range []string{"set", "get", "xadd", "xreadgroup"} {
 		if want[t] {
 			out = append(out, t)
 		}

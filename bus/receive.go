@@ -24,8 +24,8 @@ import (
 //     changes, slot claims (rules 1 and 2 of the spec), UPDATEs for stale
 //     claims, configEpoch collisions, and the gossip section.
 //   - FAIL and UPDATE are accepted only from known senders, and so are the
-//     failover messages (FAILOVER_AUTH_REQUEST/ACK, MFSTART: election.go,
-//     manual.go); every frame from a known sender tells its replication
+//     failover messages (FAILOVER_AUTH_REQUEST/ACK, MFSTART, HANDOFF:
+//     election.go, manual.go, handoff.go); every frame from a known sender tells its replication
 //     offset.
 func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 	s.tick(now)
@@ -76,6 +76,8 @@ func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 		s.receiveAuthAck(now, sender, h)
 	case busv1.Type_TYPE_MFSTART:
 		s.receiveMFStart(now, sender)
+	case busv1.Type_TYPE_HANDOFF:
+		s.receiveHandOff(now, sender) // handoff.go
 	case busv1.Type_TYPE_PUBLISH, busv1.Type_TYPE_SPUBLISH:
 		s.receivePublish(sender, f)
 	}

@@ -69,6 +69,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 	switch {
 	case newMaster != nil && cur.numSlots == 0:
 		s.setMyMaster(sender)
+		s.handedOff(s.now)
 	case me.IsReplica() && s.master(me) != nil && s.master(s.master(me)) != nil &&
 		s.master(s.master(me)) != me:
 		// Never replicate a replica: follow its primary instead.

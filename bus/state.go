@@ -274,6 +274,9 @@ type State struct {
 	// replDownSince is since when this replica has had no data from its
 	// primary (0: the link is up).
 	replDownSince int64
+	// handingOff: a failover on shutdown was asked of a replica
+	// (handoff.go).
+	handingOff bool
 }
 
 // New returns the state of a fresh node: a master with no slots that knows
@@ -399,9 +402,19 @@ func (s *State) Owner(slot int) string {
 // Stats returns the bus message counters.
 func (s *State) Stats() Stats { return s.stats }
 
-// CountSent and CountReceived record a bus message for CLUSTER INFO.
-func (s *State) CountSent(t MsgType)     { s.stats.Sent[t]++ }
-func (s *State) CountReceived(t MsgType) { s.stats.Received[t]++ }
+// CountSent and CountReceived record a bus message for CLUSTER INFO
+// (types Redis does not have, such as HANDOFF, are not counted).
+func (s *State) CountSent(t MsgType) {
+	if t < msgTypeCount {
+		s.stats.Sent[t]++
+	}
+}
+
+func (s *State) CountReceived(t MsgType) {
+	if t < msgTypeCount {
+		s.stats.Received[t]++
+	}
+}
 
 // SetOptions applies changed directives (CONFIG SET); the cluster state is
 // recomputed and the table republished.

@@ -32,6 +32,7 @@ import (
 const (
 	PauseByCommand  = iota // CLIENT PAUSE
 	PauseByFailover        // manual failover (primary side)
+	PauseByShutdown        // a shutdown waiting for lagging replicas (shutdown.go)
 	numPausePurposes
 )
 
@@ -182,7 +183,12 @@ func (s *Server) enterDispatch(cl *client) *atomic.Int32 {
 // offset is then final. done is not called if the pause is lifted or
 // expires first.
 func (s *Server) PauseWrites(until time.Time, done func()) {
-	s.Pause(PauseByFailover, until, false)
+	s.pauseWritesFor(PauseByFailover, until, done)
+}
+
+// pauseWritesFor is PauseWrites for a purpose.
+func (s *Server) pauseWritesFor(purpose int, until time.Time, done func()) {
+	s.Pause(purpose, until, false)
 	go func() {
 		p := &s.pause
 		for i := range p.stripes {

@@ -1,6 +1,7 @@
 package netio
 
 import (
+	"errors"
 	"math"
 	"net"
 	"strconv"
@@ -179,15 +180,16 @@ func debugTrace(x *Ctx) {
 
 // ---- SHUTDOWN
 
-// cmdShutdown implements SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. A
-// plain SHUTDOWN saves a snapshot when save rules exist, SAVE always does,
+// cmdShutdown implements SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [FAILOVER] |
+// ABORT (Valkey 9). The sequence runs off the loop (shutdown.go): a
+// cluster primary with FAILOVER first hands its slots to a replica; else,
+// unless NOW, writes pause while lagging replicas catch up (up to
+// shutdown-timeout; SHUTDOWN ABORT cancels that wait). Then a plain
+// SHUTDOWN saves a snapshot when save rules exist, SAVE always does,
 // NOSAVE never; a failed save keeps the server up unless FORCE is given.
-// The save runs off the loop and the shutdown follows it, so there is never
-// a shutdown in progress to ABORT (NOW has nothing to skip: there is no
-// replica wait). On success the client gets no reply: its connection
-// closes.
+// On success the client gets no reply: its connection closes.
 func cmdShutdown(x *Ctx) {
-	var nosave, save, now, force, abort bool
+	var nosave, save, now, force, abort, failover bool
 	for _, a := range x.Args[1:] {
 		switch {
 		case argIs(a, "nosave"):
@@ -198,6 +200,8 @@ func cmdShutdown(x *Ctx) {
 			now = true
 		case argIs(a, "force"):
 			force = true
+		case argIs(a, "failover"):
+			failover = true
 		case argIs(a, "abort"):
 			abort = true
 		default:
@@ -205,42 +209,48 @@ func cmdShutdown(x *Ctx) {
 			return
 		}
 	}
-	_ = now
-	if (abort && (nosave || save || now || force)) || (nosave && save) {
+	if (abort && (nosave || save || now || force || failover)) || (nosave && save) {
 		x.W.Error("ERR syntax error")
 		return
 	}
-	if abort {
-		x.W.Error("ERR No shutdown in progress.")
-		return
-	}
-	p := x.S.Persist
-	doSave := !nosave && (save || (p != nil && p.ShouldSaveOnShutdown()))
 	s, c := x.S, x.C
-	s.Log.Warn().Str("client", c.addr).Msg("User requested shutdown...")
-	if !doSave {
-		c.closing = true
-		go s.shutdown()
-		return
-	}
-	if p == nil {
-		if !force {
-			s.Log.Warn().Msg("Error trying to save the DB, can't exit.")
-			x.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
-			return
+	if abort {
+		if s.AbortShutdown() {
+			x.W.OK()
+		} else {
+			x.W.Error("ERR No shutdown in progress.")
 		}
-		c.closing = true
-		go s.shutdown()
 		return
 	}
+	if failover && !s.clusterMode() {
+		x.W.Error("ERR FAILOVER option is only supported in cluster mode")
+		return
+	}
+	s.Log.Warn().Str("client", c.addr).Msg("User requested shutdown...")
+	p := s.Persist
 	x.Defer(func(d *Deferred) {
 		go func() {
-			s.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
-			if err := p.FinalSave(); err != nil && !force {
-				s.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
+			if err := s.PrepareShutdown(ShutdownOptions{Now: now, Failover: failover}); err != nil {
+				s.Log.Warn().Err(err).Msg("Errors trying to shut down the server.")
 				d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 				d.Done()
 				return
+			}
+			if !nosave && (save || (p != nil && p.ShouldSaveOnShutdown())) {
+				var err error
+				if p == nil {
+					err = errors.New("snapshots are not available on this server")
+				} else {
+					s.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
+					err = p.FinalSave()
+				}
+				if err != nil && !force {
+					s.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
+					s.EndShutdown()
+					d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+					d.Done()
+					return
+				}
 			}
 			// No reply: the connection closes with the server.
 			s.shutdown()

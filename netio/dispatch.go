@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
@@ -315,6 +316,10 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 			return slot, ""
 		}
 		n := &t.Nodes[owner]
+		if s.shut.lingering.Load() {
+			s.shut.lastMoved.Store(time.Now().UnixNano())
+			s.shut.moved.Add(1)
+		}
 		return 0, "MOVED " + strconv.Itoa(slot) + " " + n.Endpoint()
 	}
 	return slot, ""

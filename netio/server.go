@@ -102,6 +102,8 @@ type Server struct {
 
 	// ext is the state of the INFO/CLIENT/SHUTDOWN commands (cmd_info.go).
 	ext serverExt
+	// shut is the shutdown sequence in progress (shutdown.go).
+	shut shutdownState
 
 	// Repl is the replication engine (set before Serve); replGate holds
 	// what a replica refuses (cmd_repl.go).

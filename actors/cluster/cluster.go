@@ -128,6 +128,8 @@ type Cluster struct {
 	stopTick chan struct{}
 	stopOnce sync.Once
 	dbg      *debugState // DEBUG DROP-CLUSTER-PACKET-FILTER & co (debug.go)
+
+	startedAsReplica bool
 }
 
 // watched are the directives the cluster logic follows at run time.
@@ -163,7 +165,8 @@ func Start(o Options) (*Cluster, error) {
 		st.close()
 		return nil, err
 	}
-	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg}
+	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg,
+		startedAsReplica: a.st.Myself().Flags&bus.FlagSlave != 0}
 
 	props := actor.PropsFromProducer(func() actor.Actor { return a },
 		actor.WithReceiverMiddleware(trace.Middleware("cluster", "cluster")))
@@ -245,6 +248,10 @@ func (c *Cluster) publish(channel, message []byte, shard bool) {
 // MyID is this node's id (safe from any goroutine).
 func (c *Cluster) MyID() string { return *c.myID.Load() }
 
+// StartedAsReplica reports whether the node's configuration, as loaded at
+// start-up, made it a replica.
+func (c *Cluster) StartedAsReplica() bool { return c.startedAsReplica }
+
 // Stop closes the bus listener, stops the actor and its links and releases
 // nodes.conf. Safe to call twice.
 func (c *Cluster) Stop() {
@@ -319,6 +326,8 @@ type clusterActor struct {
 	// it is done no table is published (heldTable: one is waiting), so no
 	// client write reaches a shard that does not replicate it yet.
 	promoting, heldTable bool
+	// handOff is the failover on shutdown in progress (handoff.go).
+	handOff *handOff
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -357,6 +366,8 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		a.st.WritesPaused(now, uint64(m.offset))
 	case replApplied:
 		a.st.ReplApplied(now, uint64(m.offset))
+	case handOffReq:
+		a.startHandOff(ctx, m)
 	case promoted:
 		a.promoting = false
 		if a.heldTable {
@@ -519,6 +530,7 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 		}
 	}
 	a.roleEffects(ctx, fx)
+	a.checkHandOff()
 	return nil
 }
 

@@ -19,13 +19,15 @@ var keyGroups = map[string][]string{
 	"hash":   {"{k}h0", "{k}h1", "{k}h2"},
 	"set":    {"{k}t0", "{k}t1", "{k}t2"},
 	"zset":   {"{k}z0", "{k}z1", "{k}z2"},
+	"stream": {"{k}x0", "{k}x1"},
+	"geo":    {"{k}g0", "{k}g1"},
 	"misc":   {"{k}x"},
 }
 
 // AllKeys lists every key name the generator uses.
 var AllKeys = func() []string {
 	var ks []string
-	for _, g := range []string{"string", "bitmap", "hll", "list", "hash", "set", "zset", "misc"} {
+	for _, g := range []string{"string", "bitmap", "hll", "list", "hash", "set", "zset", "stream", "geo", "misc"} {
 		ks = append(ks, keyGroups[g]...)
 	}
 	return ks
@@ -346,7 +348,7 @@ func (g *gen) opts(prob float64, groups ...[]string) []string {
 
 func allOps() []op {
 	return cat2(stringOps(), keyOps(), listOps(), hashOps(), setOps(), zsetOps(), bitmapOps(), hllOps(),
-		txOps(), scriptOps())
+		streamOps(), txOps(), scriptOps())
 }
 
 func cat2(parts ...[]op) []op {

@@ -619,6 +619,8 @@ func (r *Runner) dataset(n int) (*Mismatch, error) {
 			reads = append(reads, Cmd{"HGETALL", k})
 		case "zset":
 			reads = append(reads, Cmd{"ZRANGE", k, "0", "-1", "WITHSCORES"})
+		case "stream":
+			reads = append(reads, Cmd{"XRANGE", k, "-", "+"}, Cmd{"XINFO", "GROUPS", k})
 		}
 	}
 	ra, rb, err = both(reads)

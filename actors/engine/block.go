@@ -61,6 +61,7 @@ func (s *Shard) wake() {
 	for len(s.ready) > 0 {
 		key := s.ready[0]
 		s.ready = s.ready[1:]
+		s.wakeKey = key
 		for _, bl := range append([]*Blocked(nil), s.blocked[key]...) {
 			if bl.done {
 				continue
@@ -154,3 +155,25 @@ func (g *Group) BlockedClients() int64 {
 	}
 	return n
 }
+
+// SignalAllBlocked gives every parked command a chance to run again (after
+// FLUSHALL/FLUSHDB, which deletes keys without naming them): a group read
+// on a stream that is gone answers that it no longer exists, as in Redis.
+func (s *Shard) SignalAllBlocked() {
+	for k := range s.blocked {
+		s.ready = append(s.ready, k)
+	}
+}
+
+// InScript reports whether the command runs inside a script.
+func (c *Call) InScript() bool { return c.Cmd.NoBlock && c.S.script.active > 0 }
+
+// Rerunning reports whether this is a parked command run again because a
+// key it waits on was signalled.
+func (c *Call) Rerunning() bool { return c.S.rerun != nil && c.S.rerun.cmd == c.Cmd }
+
+// WakeKey is the key whose signal re-runs parked commands right now.
+func (s *Shard) WakeKey() string { return s.wakeKey }
+
+// SignalBlocked notes that key may now serve blocked clients.
+func (s *Shard) SignalBlocked(key []byte) { s.signalBlocked(key) }

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/engine/types/hash"
 	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 )
 
@@ -51,6 +52,12 @@ func dumpEntry(e *keyspace.Entry, opt rdb.Options) ([]byte, bool) {
 			return nil, false
 		}
 		dumpZSet(enc, z)
+	case keyspace.KindStream:
+		st, ok := e.Obj.(*stream.Stream)
+		if !ok {
+			return nil, false
+		}
+		dumpStream(enc, st)
 	default:
 		return nil, false
 	}

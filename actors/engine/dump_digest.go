@@ -21,6 +21,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/slots"
 )
@@ -94,6 +95,10 @@ func valueDigest(d *Digest, e *keyspace.Entry) {
 			d.xor(el[:])
 			return true
 		})
+	case keyspace.KindStream:
+		if st, ok := e.Obj.(*stream.Stream); ok {
+			digestStream(d, st)
+		}
 	}
 	if e.Expire != 0 {
 		d.xor([]byte("!!expire!!"))

@@ -149,7 +149,45 @@ func dumpCases() []dumpCase {
 		{name: "zset-long-member", build: [][]string{{"ZADD", "K", "1", strings.Repeat("m", 100), "-0", "z", "2", "y"}},
 			same: true},
 		{name: "zset-large", build: chunked([]string{"ZADD", "K"}, zbig), same: true},
+		{name: "stream", build: [][]string{{"XADD", "K", "1-1", "a", "1", "b", "2"}, {"XADD", "K", "2-0", "a", "x", "b", "-7"},
+			{"XADD", "K", "2-*", "other", strings.Repeat("z", 80)}}, same: true},
+		{name: "stream-large", build: streamBuild(600, [][]string{{"XDEL", "K", "5-0", "300-1", "599-0"},
+			{"XTRIM", "K", "MAXLEN", "500"}, {"XSETID", "K", "9000-0"}}), same: true},
+		{name: "stream-empty", build: [][]string{{"XADD", "K", "5-5", "a", "b"}, {"XDEL", "K", "5-5"}}, same: true},
+		// Delivery and seen times follow each server's clock: payloads
+		// differ in those bytes, contents do not.
+		{name: "stream-groups", build: streamBuild(300, [][]string{{"XGROUP", "CREATE", "K", "g1", "0"},
+			{"XGROUP", "CREATE", "K", "g2", "$"}, {"XREADGROUP", "GROUP", "g1", "alice", "COUNT", "20", "STREAMS", "K", ">"},
+			{"XREADGROUP", "GROUP", "g1", "bob", "COUNT", "3", "STREAMS", "K", ">"}, {"XACK", "K", "g1", "1-0", "3-1"},
+			{"XGROUP", "CREATECONSUMER", "K", "g2", "carol"}, {"XDEL", "K", "2-0"}})},
 	}
+}
+
+// withKey puts k where a build command says "K" (argument 1 of most
+// commands; a later one for XGROUP and XREADGROUP).
+func withKey(cmd []string, k string) []string {
+	out := append([]string(nil), cmd...)
+	for i := 1; i < len(out); i++ {
+		if out[i] == "K" {
+			out[i] = k
+		}
+	}
+	return out
+}
+
+// streamBuild adds n entries (two per millisecond, a varying shape) to
+// stream K, then runs more.
+func streamBuild(n int, more [][]string) [][]string {
+	var b [][]string
+	for i := 0; i < n; i++ {
+		id := strconv.Itoa(1+i/2) + "-" + strconv.Itoa(i%2)
+		if i%5 == 0 {
+			b = append(b, []string{"XADD", "K", id, "f", strconv.Itoa(i), "extra", strings.Repeat("e", i%40)})
+		} else {
+			b = append(b, []string{"XADD", "K", id, "f", strconv.Itoa(i * 7)})
+		}
+	}
+	return append(b, more...)
 }
 
 // dumpSame reports (briefly: payloads can be large) where two byte strings

@@ -34,9 +34,7 @@ func TestDumpRestoreCrossServer(t *testing.T) {
 	for _, tc := range dumpCases() {
 		k := "dump:" + tc.name
 		for _, cmd := range tc.build {
-			args := append([]string(nil), cmd...)
-			args[1] = k
-			both(args...)
+			both(withKey(cmd, k)...)
 		}
 		orig := r.Digest(k)
 		require.Equal(t, orig, s.Digest(k), tc.name)
@@ -90,6 +88,8 @@ func dumpContents(c *respConn, key string) string {
 		return typ + c.Do("ZRANGE", key, "0", "-1", "WITHSCORES")
 	case "+hash\r\n":
 		return typ + c.Do("HLEN", key)
+	case "+stream\r\n":
+		return typ + c.Do("XRANGE", key, "-", "+") + c.Do("XINFO", "STREAM", key) + c.Do("XINFO", "GROUPS", key)
 	}
 	return typ
 }
@@ -408,9 +408,7 @@ func TestRedisMigratesIntoSlotd(t *testing.T) {
 	for _, tc := range dumpCases() {
 		k := "mig:" + tc.name
 		for _, cmd := range tc.build {
-			args := append([]string(nil), cmd...)
-			args[1] = k
-			r.Do(args...)
+			r.Do(withKey(cmd, k)...)
 		}
 		keys = append(keys, k)
 		want[k] = r.Digest(k)

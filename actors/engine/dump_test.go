@@ -31,10 +31,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 			k := "rt:" + tc.name
 			for _, cmd := range tc.build {
 				args := make([]any, len(cmd))
-				for i, a := range cmd {
+				for i, a := range withKey(cmd, k) {
 					args[i] = a
 				}
-				args[1] = k
 				require.NoError(t, c.Do(ctx, args...).Err(), tc.name)
 			}
 			p, err := c.Dump(ctx, k).Result()
@@ -135,10 +134,8 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 		if len(tc.build) > 1 {
 			continue // keep the mutations cheap
 		}
-		args := append([]string(nil), tc.build[0]...)
-		args[1] = "src"
 		c.Do("DEL", "src")
-		c.Do(args...)
+		c.Do(withKey(tc.build[0], "src")...)
 		payloads = append(payloads, c.Bulk("DUMP", "src"))
 	}
 	r := rand.New(rand.NewPCG(7, 11))

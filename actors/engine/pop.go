@@ -41,16 +41,16 @@ func (c *Call) ParseTimeout(arg []byte) (time.Duration, bool) {
 }
 
 // timedOut is the reply of every blocking list command that gave up.
-func timedOut(c *Call) { c.W.NullArray() }
+func TimedOut(c *Call) { c.W.NullArray() }
 
 // blockOrTimeout parks the command, or answers at once when it may not
 // block (inside MULTI) — as if the timeout had fired.
 func (c *Call) BlockOrTimeout(keys [][]byte, d time.Duration) {
 	if !c.CanBlock() {
-		timedOut(c)
+		TimedOut(c)
 		return
 	}
-	c.Block(keys, d, timedOut)
+	c.Block(keys, d, TimedOut)
 }
 
 // mpopKeys reads the "numkeys key [key ...]" of [B]LMPOP / [B]ZMPOP from

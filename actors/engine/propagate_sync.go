@@ -8,6 +8,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/set"
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/slots"
 )
@@ -187,7 +188,7 @@ func (s *Shard) safeSnapshotStep(f *feedState, budget int) (done, ok bool) {
 }
 
 func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
-	w := recWriter{b: s.snapBuf[:0]}
+	w := recWriter{b: s.snapBuf[:0], exact: true}
 	now := s.now
 	if now == 0 {
 		now = s.group.nowMS()
@@ -238,6 +239,11 @@ func (s *Shard) DropAll() {
 type recWriter struct {
 	b     []byte
 	start int
+	// exact: values whose commands cannot rebuild them exactly (streams:
+	// node layout, pending entries of deleted messages, seen times) go as
+	// RESTORE payloads, as a replica's full sync carries them in Redis's
+	// RDB. Off for AOF rewrites, which write Redis's commands.
+	exact bool
 }
 
 func (w *recWriter) begin(slot, nargs int) {
@@ -367,6 +373,12 @@ func (w *recWriter) entry(slot int, e *keyspace.Entry) {
 			w.float(n.Score())
 			w.str(n.Member())
 			cw.close()
+		}
+	case keyspace.KindStream:
+		if w.exact {
+			w.restoreRecord(slot, key, e)
+		} else {
+			w.streamRecords(slot, key, e.Obj.(*stream.Stream))
 		}
 	default:
 		return // no other type exists yet

@@ -56,6 +56,9 @@ func (c *Call) restoreObject(o *rdb.Object) (Restored, error) {
 	case rdb.KindZSet:
 		z, err := buildZSet(o, c.ZsetMaxEntries(), c.ZsetMaxValue())
 		return Restored{Kind: keyspace.KindZSet, Obj: z}, err
+	case rdb.KindStream:
+		st, err := buildStream(o)
+		return Restored{Kind: keyspace.KindStream, Obj: st}, err
 	}
 	return Restored{}, rdb.ErrUnsupported
 }

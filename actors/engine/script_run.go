@@ -25,6 +25,7 @@ type scriptGroup struct {
 type scriptShard struct {
 	vm     *script.VM
 	libGen uint64 // the registry generation the VM's libraries match
+	active int    // scripts running now (a script's redis.call nests)
 }
 
 // Scripts is the node's script cache.
@@ -77,6 +78,8 @@ func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*sc
 	}
 	ctx := s.host.ScriptBegin(owner, fn)
 	defer s.host.ScriptEnd()
+	sh.active++
+	defer func() { sh.active-- }()
 	// A context per run: coroutines derive theirs from it, and cancelling
 	// it at the end releases those a script left suspended.
 	runCtx, done := context.WithCancel(ctx)

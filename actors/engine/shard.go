@@ -68,6 +68,8 @@ type Shard struct {
 	rerun   *Blocked              // blocked command being retried
 	blocked map[string][]*Blocked // key → commands waiting on it
 	ready   []string              // keys signalled since the last wake
+	wakeKey string                // the key whose signal re-runs parked commands
+	txHold  int                   // commands of a transaction still to run: no wake before
 	watched map[string][]watchRec // key → WATCHing clients
 	keyIdx  []int
 	script  scriptShard    // Lua VM, offloaded script batches
@@ -135,12 +137,18 @@ func (s *Shard) runFrom(b *batch.Batch, start int) {
 			if skip == 0 && cmd.TxBegin > 0 && s.repl.on {
 				s.txStart(int(cmd.TxBegin), int(cmd.Slot))
 			}
+			if skip == 0 && cmd.TxBegin > 0 {
+				s.txHold = int(cmd.TxBegin) // blocked clients wake after EXEC
+			}
 			b.Ends = append(b.Ends, len(b.Out.B))
 			continue
 		}
 		s.runOne(b, cmd)
 		if s.repl.txLeft > 0 {
 			s.txStep()
+		}
+		if s.txHold > 0 {
+			s.txHold--
 		}
 		if s.parked {
 			// A blocking command is always its batch's last: the batch
@@ -150,12 +158,12 @@ func (s *Shard) runFrom(b *batch.Batch, start int) {
 			if w := s.migr; w != nil && w.next < 0 {
 				w.next = i + 1
 			}
-			if len(s.ready) > 0 {
+			if len(s.ready) > 0 && s.txHold == 0 {
 				s.wake()
 			}
 			return
 		}
-		if len(s.ready) > 0 {
+		if len(s.ready) > 0 && s.txHold == 0 {
 			s.wake()
 		}
 	}
@@ -416,6 +424,9 @@ type Group struct {
 	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
 	// and rdbcompression, which shape DUMP payloads (dump.go).
 	ListMaxListpackSize, RDBCompression atomic.Int64
+	// StreamNodeMaxBytes and StreamNodeMaxEntries mirror
+	// stream-node-max-bytes / -entries: where a stream starts a new node.
+	StreamNodeMaxBytes, StreamNodeMaxEntries atomic.Int64
 
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
@@ -464,6 +475,8 @@ func (g *Group) defaults() {
 	g.HLLSparseMaxBytes.Store(3000)
 	g.ListMaxListpackSize.Store(-2)
 	g.RDBCompression.Store(1)
+	g.StreamNodeMaxBytes.Store(4096)
+	g.StreamNodeMaxEntries.Store(100)
 }
 
 // N is the number of shards.

@@ -57,9 +57,11 @@ func AppendFooter(b []byte, crc uint64) ([]byte, uint64) {
 	return b, crc
 }
 
-// LoadRDB stores the keys of a whole RDB file held in b into the shards
-// (expired keys are left out) and waits for them.
-func (m *Manager) LoadRDB(b []byte) (loaded, expired int, err error) { return m.loadBytes(b) }
+// LoadRDB stores the keys of a whole RDB file held in b (an AOF's base)
+// into the shards and waits for them. Keys whose expiry has passed are
+// kept, as Redis keeps them from an AOF's RDB preamble: the expiry cycle
+// of a primary removes them, a replica waits for its primary's DELs.
+func (m *Manager) LoadRDB(b []byte) (loaded, expired int, err error) { return m.loadBytes(b, true) }
 
 // ResetDirty makes the changes made so far count as saved (after loading
 // an AOF, as Redis does).

@@ -21,7 +21,8 @@ const loadBatch = 512
 // Load reads the snapshot file, if there is one, into the shards (adding
 // to what they hold, a key in the file replacing one of the same name).
 // A missing file is not an error. Keys whose expiry has passed are left
-// out, as a Redis primary does.
+// out, as a Redis primary does; shards in replica mode keep them (the
+// primary deletes them), as a Redis replica does.
 func (m *Manager) Load() error {
 	b, err := os.ReadFile(m.Path())
 	if errors.Is(err, os.ErrNotExist) {
@@ -33,7 +34,7 @@ func (m *Manager) Load() error {
 	m.loading.Store(true)
 	defer m.loading.Store(false)
 	start := time.Now()
-	n, expired, err := m.loadBytes(b)
+	n, expired, err := m.loadBytes(b, m.g.Replica())
 	if err != nil {
 		return fmt.Errorf("loading %s: %w", m.Path(), err)
 	}
@@ -44,8 +45,9 @@ func (m *Manager) Load() error {
 	return nil
 }
 
-// loadBytes parses a whole file and stores its keys.
-func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
+// loadBytes parses a whole file and stores its keys, keepExpired those
+// whose expiry has passed too.
+func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, err error) {
 	f, ver, err := rdb.NewFileReader(b)
 	if err != nil {
 		return 0, 0, err
@@ -181,7 +183,7 @@ func (m *Manager) loadBytes(b []byte) (loaded, expired int, err error) {
 			}
 			exp := expire
 			expire = 0
-			if exp != 0 && exp <= now {
+			if exp != 0 && exp <= now && !keepExpired {
 				expired++
 				continue
 			}

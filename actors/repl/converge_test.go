@@ -124,6 +124,26 @@ func workload(t *testing.T, c *redis.Client, round int) {
 	dumped := c.Dump(ctx, k("h")).Val()
 	must(c.RestoreReplace(ctx, k("restored"), time.Hour, dumped))
 	must(c.Restore(ctx, k("restored2"), 0, dumped))
+	// Streams: auto IDs and approximate trims stream as what they did,
+	// group reads as XCLAIM / XGROUP SETID / CREATECONSUMER records.
+	for i := 0; i < 300; i++ {
+		must(c.XAdd(ctx, &redis.XAddArgs{Stream: k("x"), MaxLen: 250, Approx: true, Values: []any{"n", i}}))
+	}
+	must(c.XAdd(ctx, &redis.XAddArgs{Stream: k("x"), MinID: "0-1", Approx: true, Values: []any{"n", "last"}}))
+	must(c.XGroupCreate(ctx, k("x"), "g", "0"))
+	must(c.XGroupCreate(ctx, k("x"), "noack", "0"))
+	must(c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "a", Streams: []string{k("x"), ">"}, Count: 20}))
+	must(c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "b", Streams: []string{k("x"), ">"}, Count: 5}))
+	must(c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "noack", Consumer: "n", Streams: []string{k("x"), ">"}, Count: 7, NoAck: true}))
+	ids := c.XRangeN(ctx, k("x"), "-", "+", 4).Val()
+	must(c.XAck(ctx, k("x"), "g", ids[0].ID))
+	must(c.XClaim(ctx, &redis.XClaimArgs{Stream: k("x"), Group: "g", Consumer: "c", Messages: []string{ids[1].ID}}))
+	must(c.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: k("x"), Group: "g", Consumer: "d", Start: "0", Count: 3}))
+	must(c.XDel(ctx, k("x"), ids[3].ID))
+	must(c.XTrimMinIDApprox(ctx, k("x"), "0-1", 0))
+	must(c.Do(ctx, "XSETID", k("x"), "99999999999999-0"))
+	must(c.XGroupCreateConsumer(ctx, k("x"), "g", "idle"))
+	must(c.XGroupCreateMkStream(ctx, k("xe"), "g", "$"))
 	// A transaction and scripts (their effects are replicated, atomically).
 	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Incr(ctx, k("tx"))

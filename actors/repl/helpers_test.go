@@ -2,6 +2,7 @@ package repl_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,19 @@ func dump(t *testing.T, c *redis.Client) map[string]string {
 			case "zset":
 				for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
 					v += z.Member.(string) + "=" + strconv.FormatFloat(z.Score, 'g', -1, 64) + ","
+				}
+			case "stream":
+				// Entries, groups (last IDs, consumer and pending counts) and
+				// who has what pending. Not compared: consumers' seen times
+				// (each server's clock), and a group's entries-read and lag,
+				// which group reads do not replicate (their XCLAIM records
+				// carry no read counter, as in Redis).
+				v = fmt.Sprint(c.XRange(ctx, k, "-", "+").Val(), c.Do(ctx, "XINFO", "STREAM", k).Val())
+				for _, g := range c.XInfoGroups(ctx, k).Val() {
+					v += fmt.Sprintf(" group %s %d %d %s", g.Name, g.Consumers, g.Pending, g.LastDeliveredID)
+					for _, p := range c.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: k, Group: g.Name, Start: "-", End: "+", Count: 1000}).Val() {
+						v += fmt.Sprintf(" %s:%s:%s:%d", g.Name, p.ID, p.Consumer, p.RetryCount)
+					}
 				}
 			}
 			out[k] = typ + ":" + v + " ttl:" + strconv.FormatInt(c.PExpireTime(ctx, k).Val().Milliseconds(), 10)

@@ -13,6 +13,8 @@ func (g *Group) FollowConfig(cfg *config.Config) {
 	cfg.MirrorInt("hll-sparse-max-bytes", &g.HLLSparseMaxBytes)
 	cfg.MirrorInt("list-max-listpack-size", &g.ListMaxListpackSize)
 	cfg.MirrorInt("rdbcompression", &g.RDBCompression)
+	cfg.MirrorInt("stream-node-max-bytes", &g.StreamNodeMaxBytes)
+	cfg.MirrorInt("stream-node-max-entries", &g.StreamNodeMaxEntries)
 	cfg.MirrorInt("lua-time-limit", &g.scriptLimitMS)
 	cfg.MirrorInt("tracking-table-max-keys", &g.Tracking.MaxKeys)
 }

@@ -151,7 +151,7 @@ func run(ctx context.Context, o options) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	st := &study{o: o, tmp: tmp, started: time.Now()}
+	st := &study{o: o, tmp: tmp, started: time.Now(), load: loadAvg()}
 	for _, c := range o.cores {
 		if err := st.coreCount(ctx, c, valkey); err != nil {
 			return err

@@ -286,9 +286,19 @@ func (st *study) machine() string {
 	if b, err := exec.Command(st.o.redisBin, "--version").Output(); err == nil {
 		redis = strings.TrimSpace(string(b))
 	}
-	return fmt.Sprintf("%s, %d CPUs (%s), %s/%s; slotd at %s; %s; %s, %d rounds, %s.\n\nCommand: `go run ./bench/scale %s`",
+	return fmt.Sprintf("%s, %d CPUs (%s), %s/%s; slotd at %s; %s; %s, %d rounds in %s; load average %s at the "+
+		"start, %s at the end (other work on the machine).\n\nCommand: `go run ./bench/scale %s`",
 		st.started.Format("2006-01-02"), len(st.o.cpus), model, runtime.GOOS, runtime.GOARCH, commit, redis,
 		fmt.Sprintf("redis-benchmark -n %d (×min(P,10)), memtier %d s per run, %d clients, %d keys, zipf %g",
 			st.o.n, st.o.testTime, st.o.clients, st.o.keys, st.o.zipf),
-		st.o.rounds, time.Since(st.started).Round(time.Second), strings.Join(os.Args[1:], " "))
+		st.o.rounds, time.Since(st.started).Round(time.Second), st.load, loadAvg(), strings.Join(os.Args[1:], " "))
+}
+
+// loadAvg is the 1-minute load average (/proc/loadavg), "?" when unknown.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }

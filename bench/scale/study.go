@@ -13,6 +13,7 @@ type study struct {
 	o       options
 	tmp     string
 	started time.Time
+	load    string // load average at the start
 	runs    []record
 }
 

@@ -227,3 +227,79 @@ func TestManualFailoverForceAndTakeover(t *testing.T) {
 		return settle(n, 1000)
 	})
 }
+
+// Failover on shutdown: the primary asks its replica with the greatest
+// offset to take over (HandOff); that replica runs a manual failover (its
+// votes first, then the pause and the catch-up), the primary ends up its
+// replica, and then it goes away: the cluster stays ok all along, with no
+// automatic failover. A primary whose replicas are all unreachable hands
+// off to nobody.
+func TestFailoverOnShutdown(t *testing.T) {
+	scenarioN(t, failoverSeeds, func(seed uint64, trace func(string)) error {
+		l, err := buildCluster(seed, shape{replicas: []int{2, 1, 1}}, trace, nil)
+		if err != nil {
+			return err
+		}
+		n := l.n
+		n.cfg.Loss = 0
+		p, r1, r2 := l.primary[0], l.replicas[0][0], l.replicas[0][1]
+		best, other := r1, r2
+		if seed%2 == 1 {
+			best, other = r2, r1
+		}
+		l.setOffsets(map[int]uint64{p: 9000, best: 8000, other: 7000})
+		// Let the offsets spread (pings carry them).
+		n.Run(3 * n.cfg.NodeTimeout)
+		var target string
+		_ = n.Do(p, func(s *bus.State, now int64) error { target = s.HandOff(now); return nil })
+		if target != n.Nodes[best].ID {
+			return fmt.Errorf("handed off to %q, want the replica with the greatest offset (%d)", target, best)
+		}
+		if !n.RunUntil(2000, func() bool { return len(n.Nodes[best].Awaits) > 0 }) {
+			return fmt.Errorf("the replica never waited for the paused offset (%v)", n.Err())
+		}
+		if err := n.Applied(best, 9000); err != nil {
+			return err
+		}
+		bID := n.Nodes[best].ID
+		if !n.RunUntil(5000, func() bool { return n.Nodes[p].State.Myself().MasterID == bID }) {
+			return fmt.Errorf("the primary never became a replica of %d (%v)", best, n.Err())
+		}
+		n.Run(n.cfg.MaxDelay) // its PONG with the new role
+		n.Crash(p)            // the shutdown
+		// Every node serves the shard from best. (Which role a node that
+		// is gone had last is not checked: a frame it sent before the
+		// hand-off may arrive on another connection after its last one.)
+		var last error
+		if !n.RunUntil(5000, func() bool {
+			for _, i := range l.others() {
+				if o := l.ownerOf(i, l.slots[0][0]); o != best {
+					last = fmt.Errorf("node %d: slot %d owned by %d", i, l.slots[0][0], o)
+					return false
+				}
+			}
+			last = l.allOK()
+			return last == nil
+		}) {
+			return fmt.Errorf("the cluster did not move on: %v (%v)", last, n.Err())
+		}
+		if n.Nodes[other].Promotions != 0 {
+			return fmt.Errorf("the other replica was promoted too")
+		}
+		// The second primary's only replica is cut off: no hand-off.
+		q, rq := l.primary[1], l.replicas[1][0]
+		n.Partition(l.others(rq), []int{rq})
+		if !n.RunUntil(4*n.cfg.NodeTimeout, func() bool {
+			nd, _ := n.Nodes[q].State.Lookup(n.Nodes[rq].ID)
+			return nd.Flags&(bus.FlagPFail|bus.FlagFail) != 0
+		}) {
+			return fmt.Errorf("the cut-off replica was never flagged (%v)", n.Err())
+		}
+		_ = n.Do(q, func(s *bus.State, now int64) error { target = s.HandOff(now); return nil })
+		if target != "" {
+			return fmt.Errorf("handed off to an unreachable replica")
+		}
+		n.Heal()
+		return settle(n, 1000)
+	})
+}

@@ -50,6 +50,7 @@ func startCluster(n *Node) (func(), error) {
 		return nil, err
 	}
 	n.Server.Cluster = c
+	n.startReplica = c.StartedAsReplica()
 	n.Server.PublishHook = c.Publish
 	n.Server.SPublishHook = c.SPublish
 	return c.Stop, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/listcmd"
 	"github.com/slotd/slotd/actors/engine/setcmd"
 	"github.com/slotd/slotd/actors/engine/strcmd"
+	"github.com/slotd/slotd/actors/engine/streamcmd"
 	"github.com/slotd/slotd/actors/engine/zsetcmd"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/funccmd"
@@ -29,6 +30,7 @@ func RegisterCommands() {
 	hashcmd.Register()
 	setcmd.Register()
 	zsetcmd.Register()
+	streamcmd.Register()
 	scriptcmd.Register()
 	funccmd.Register()
 }

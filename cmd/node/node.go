@@ -50,9 +50,11 @@ type Node struct {
 
 	logFile io.Closer
 	logw    *redisLog
-	pidfile string // written at start-up, removed at stop
-	errc    chan error
-	stops   []func()
+	// startReplica: nodes.conf made this node a replica at start-up.
+	startReplica bool
+	pidfile      string // written at start-up, removed at stop
+	errc         chan error
+	stops        []func()
 	// stopOnce makes Stop idempotent (tests stop a node, then cleanup
 	// stops it again).
 	stopOnce sync.Once
@@ -66,6 +68,24 @@ func Start(cfg *config.Config) (*Node, error) {
 	if err := n.setupLog(); err != nil {
 		return nil, err
 	}
+	if err := n.start(); err != nil {
+		// As redis-server does, the reason goes to the log (the log file
+		// when there is one), not to stderr.
+		n.Log.Warn().Msg(err.Error())
+		return nil, &LoggedError{err}
+	}
+	return n, nil
+}
+
+// LoggedError is a start-up error the node has already written to its
+// log.
+type LoggedError struct{ Err error }
+
+func (e *LoggedError) Error() string { return e.Err.Error() }
+func (e *LoggedError) Unwrap() error { return e.Err }
+
+func (n *Node) start() error {
+	cfg := n.Cfg
 	n.Log.Info().Msg("oO0OoO0OoO0Oo slotd is starting oO0OoO0OoO0Oo")
 	n.Log.Info().Msgf("slotd (Redis %s compatible), bits=64, pid=%d, just started", netio.RedisVersion, os.Getpid())
 	if f := cfg.File(); f != "" {
@@ -77,7 +97,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		n.Log.Warn().Msgf("The '%s' directive is accepted for redis.conf compatibility but has no effect in slotd", name)
 	}
 	if err := n.writePidfile(); err != nil {
-		return nil, err
+		return err
 	}
 	n.System = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		l := n.Log.With().Str("component", "protoactor").Logger().Level(zerolog.WarnLevel)
@@ -113,7 +133,7 @@ func Start(cfg *config.Config) (*Node, error) {
 		stop, err := startCluster(n)
 		if err != nil {
 			n.Server.Stop()
-			return nil, err
+			return err
 		}
 		n.stops = append(n.stops, stop)
 	}
@@ -158,10 +178,18 @@ func Start(cfg *config.Config) (*Node, error) {
 	if cfg.Bool("appendonly") {
 		load = n.AOF.Open
 	}
+	// A node that starts as a replica (its nodes.conf or a replicaof
+	// directive says so) loads its data as a replica: keys whose expiry has
+	// passed stay until the primary deletes them.
+	if n.startReplica || !cfg.Bool("cluster-enabled") && cfg.String("replicaof") != "" {
+		done := make(chan struct{})
+		n.Shards.SetReplica(true, func() { close(done) })
+		<-done
+	}
 	if err := load(); err != nil {
 		n.Log.Error().Err(err).Msg("Fatal error loading the DB, check server logs. Exiting.")
 		n.stop()
-		return nil, err
+		return err
 	}
 	n.Persist.Start()
 	// FLUSHALL with save rules writes the empty dataset at once, so a
@@ -194,31 +222,38 @@ func Start(cfg *config.Config) (*Node, error) {
 		if err == nil {
 			err = fmt.Errorf("server stopped during start-up")
 		}
-		return nil, fmt.Errorf("Failed listening on port %d (tcp), aborting: %w", cfg.Int("port"), err)
+		return fmt.Errorf("Failed listening on port %d (tcp), aborting: %w", cfg.Int("port"), err)
 	case <-time.After(10 * time.Second):
-		return nil, fmt.Errorf("timed out starting listeners")
+		return fmt.Errorf("timed out starting listeners")
 	}
 	n.Log.Info().Msg("Ready to accept connections")
-	return n, nil
+	return nil
 }
 
 // Terminate is the SIGTERM/SIGINT shutdown; directive is the one that
-// rules it (shutdown-on-sigterm or shutdown-on-sigint): a final snapshot
-// when save rules exist (flag save: always; nosave: never), then Stop. If
-// that save fails the node keeps running and the error is returned, as
-// redis-server does ("errors trying to shut down the server"), unless the
-// flags say force; a later signal tries again. (The now flag asks not to
-// wait for lagging replicas: slotd never waits for them.)
+// rules it (shutdown-on-sigterm or shutdown-on-sigint): the failover on
+// shutdown (flag failover) or the wait for lagging replicas (unless flag
+// now), then a final snapshot when save rules exist (flag save: always;
+// nosave: never), then Stop. If that save fails the node keeps running and
+// the error is returned, as redis-server does ("errors trying to shut down
+// the server"), unless the flags say force; a later signal tries again.
 func (n *Node) Terminate(directive string) error {
 	flags := n.Cfg.Int(directive)
 	save := flags&config.ShutdownSave != 0 ||
 		flags&config.ShutdownNoSave == 0 && n.Persist != nil && n.Persist.ShouldSaveOnShutdown()
 	n.Log.Warn().Msg("User requested shutdown...")
+	// Failover on shutdown, or the wait for lagging replicas
+	// (netio/shutdown.go).
+	if err := n.Server.PrepareShutdown(netio.ShutdownOptions{Now: flags&config.ShutdownNow != 0,
+		Failover: flags&config.ShutdownFailover != 0}); err != nil {
+		return err
+	}
 	if n.Persist != nil && save {
 		n.Log.Info().Msg("Saving the final RDB snapshot before exiting.")
 		if err := n.Persist.FinalSave(); err != nil {
 			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
 			if flags&config.ShutdownForce == 0 {
+				n.Server.EndShutdown()
 				return err
 			}
 			n.Log.Warn().Msg("Errors trying to shut down the server. Exit anyway since the force flag is set.")

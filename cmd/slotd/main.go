@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -61,13 +62,20 @@ func main() {
 	netio.ReserveSpareP()
 	n, err := node.Start(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		if !errors.As(err, new(*node.LoggedError)) {
+			fmt.Fprintln(os.Stderr, err)
+		}
 		os.Exit(1)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- n.Wait() }()
+	// The shutdown runs beside this loop: it may wait (failover on
+	// shutdown, lagging replicas), and a second SIGINT meanwhile exits at
+	// once, as in Redis.
+	term := make(chan error, 1)
+	terminating := ""
 	for {
 		select {
 		case s := <-sig:
@@ -75,9 +83,20 @@ func main() {
 			if s == syscall.SIGINT {
 				name, directive = "SIGINT", "shutdown-on-sigint"
 			}
+			if terminating != "" {
+				if s == syscall.SIGINT {
+					n.Log.Warn().Msg("You insist... exiting now.")
+					os.Exit(1)
+				}
+				continue
+			}
 			n.Log.Warn().Msgf("Received %s scheduling shutdown...", name)
-			if err := n.Terminate(directive); err != nil {
-				n.Log.Warn().Msgf("%s received but errors trying to shut down the server, check the logs for more information", name)
+			terminating = name
+			go func() { term <- n.Terminate(directive) }()
+		case err := <-term:
+			if err != nil {
+				n.Log.Warn().Msgf("%s received but errors trying to shut down the server, check the logs for more information", terminating)
+				terminating = ""
 				continue
 			}
 			return

@@ -106,6 +106,8 @@ type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	log  *bytes.Buffer
+	bin  string
+	args []string
 }
 
 // startProc starts slotd on port with its data in dir.
@@ -121,7 +123,8 @@ func startProc(t *testing.T, port int, dir string, extra ...string) *proc {
 func launch(t *testing.T, bin string, port int, dir string, args []string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	p := &proc{t: t, port: port, dir: dir, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
+	p := &proc{t: t, port: port, dir: dir, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}, bin: bin,
+		args: args}
 	cmd.Stdout = &lockedWriter{w: p.log}
 	cmd.Stderr = cmd.Stdout
 	require.NoError(t, cmd.Start())
@@ -156,6 +159,21 @@ func (p *proc) output() string {
 func (p *proc) kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
+}
+
+// restart starts the same server again, with the same arguments (its
+// earlier output is kept in front of the new one).
+func (p *proc) restart() *proc {
+	p.t.Helper()
+	old := p.output()
+	np := launch(p.t, p.bin, p.port, p.dir, p.args)
+	lw := np.cmd.Stdout.(*lockedWriter)
+	lw.mu.Lock()
+	rest := np.log.String()
+	np.log.Reset()
+	np.log.WriteString(old + "--- restarted\n" + rest)
+	lw.mu.Unlock()
+	return np
 }
 
 // stop sends SIGTERM and waits.

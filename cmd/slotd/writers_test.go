@@ -48,11 +48,16 @@ func (g gap) d() time.Duration { return g.to.Sub(g.from) }
 const gapMin = 2 * time.Millisecond
 
 // writerClient is the ClusterClient of the measurements: it follows
-// redirects at once and retries soon.
+// redirects at once and retries soon, and a refused dial fails at once
+// (go-redis's default retries a dial five times with backoff, about a
+// second in all, which a client with a stale slot map pays for every
+// command to a node that just went away: the client's wait, not the
+// servers').
 func writerClient(addrs []string) *redis.ClusterClient {
 	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRedirects: 16, ReadTimeout: 2 * time.Second,
 		WriteTimeout: time.Second, DialTimeout: 500 * time.Millisecond, MinRetryBackoff: time.Millisecond,
-		MaxRetryBackoff: 10 * time.Millisecond, MaxRetries: 2, ClusterStateReloadInterval: time.Second})
+		MaxRetryBackoff: 10 * time.Millisecond, MaxRetries: 2, ClusterStateReloadInterval: time.Second,
+		DialerRetries: 1})
 }
 
 // startWriters starts perShard writers on a slot of every primary of tp and
@@ -134,6 +139,9 @@ type loadResult struct {
 	// window (scheduling noise of the machine).
 	baseline time.Duration
 	firstErr string
+	// long lists the pauses over 50 ms in the window (writer key, start
+	// relative to the window, length), for the logs.
+	long []string
 }
 
 // finish stops the writers, checks their lists and measures the pauses
@@ -151,6 +159,10 @@ func (wl *writerLoad) finish(t *testing.T, shard string, from, to time.Time) loa
 		for _, g := range w.gaps {
 			if g.to.After(from) && g.from.Before(to) {
 				r.blockedAll = max(r.blockedAll, g.d())
+				if g.d() > 50*time.Millisecond {
+					r.long = append(r.long, fmt.Sprintf("%s@+%v:%v", w.key, g.from.Sub(from).Round(time.Millisecond),
+						g.d().Round(time.Millisecond)))
+				}
 				if shard == "" || w.shard == shard {
 					r.blocked = max(r.blocked, g.d())
 				}

@@ -79,7 +79,10 @@ func TestShutdownOnSigFlags(t *testing.T) {
 	assert.EqualError(t, c.Set([2]string{"shutdown-on-sigint", "save nosave"}),
 		"ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - shutdown options SAVE and NOSAVE can't be used simultaneously")
 	assert.EqualError(t, c.Set([2]string{"shutdown-on-sigint", "later"}),
-		"ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - argument(s) must be one of the following: default, save, nosave, now, force")
+		"ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - argument(s) must be one of the following: default, save, nosave, now, force, failover")
+	require.NoError(t, c.Set([2]string{"shutdown-on-sigterm", "failover NOSAVE"}))
+	assert.Equal(t, "nosave failover", c.String("shutdown-on-sigterm"))
+	assert.Equal(t, int64(ShutdownNoSave|ShutdownFailover), c.Int("shutdown-on-sigterm"))
 }
 
 func TestPercentAndOctalDirectives(t *testing.T) {

@@ -400,21 +400,24 @@ func checkHostname(s string) string {
 
 // Shutdown flags of shutdown-on-sigint/-sigterm (Int gives their OR), as
 // SHUTDOWN's options: save, nosave, now (do not wait for lagging replicas),
-// force (exit even if the final save fails). 0 is "default".
+// force (exit even if the final save fails), failover (a cluster primary
+// hands its slots to a replica first, as Valkey 9). 0 is "default".
 const (
 	ShutdownSave = 1 << iota
 	ShutdownNoSave
 	ShutdownNow
 	ShutdownForce
+	ShutdownFailover
 )
 
 var shutdownFlagNames = []struct {
 	name string
 	bit  int64
-}{{"save", ShutdownSave}, {"nosave", ShutdownNoSave}, {"now", ShutdownNow}, {"force", ShutdownForce}}
+}{{"save", ShutdownSave}, {"nosave", ShutdownNoSave}, {"now", ShutdownNow}, {"force", ShutdownForce},
+	{"failover", ShutdownFailover}}
 
 func parseShutdownOnSig(words []string, _ *value, _ bool) (*value, string) {
-	const choices = "argument(s) must be one of the following: default, save, nosave, now, force"
+	const choices = "argument(s) must be one of the following: default, save, nosave, now, force, failover"
 	if len(words) == 0 {
 		return nil, choices
 	}

@@ -339,6 +339,7 @@ func cmdFlushPart(c *engine.Call) {
 	if len(flushed) > 0 {
 		c.PropagateStrings(append([]string{engine.FlushSlots}, flushed...)...)
 	}
+	c.S.SignalAllBlocked()
 	if c.S.ID == 0 && strings.EqualFold(string(c.Args[0]), "flushall") {
 		c.Result(c.S.Group().OnFlushAll)
 	}

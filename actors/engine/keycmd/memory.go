@@ -1,6 +1,7 @@
 package keycmd
 
 import (
+	"github.com/slotd/slotd/actors/engine/types/stream"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -132,6 +133,10 @@ func keyMemory(e *keyspace.Entry) int64 {
 		size += engine.SetMemory(e)
 	case keyspace.KindZSet:
 		size += engine.ZsetMemory(e)
+	case keyspace.KindStream:
+		if st, ok := e.Obj.(*stream.Stream); ok {
+			size += st.MemoryBytes(allocClass)
+		}
 	}
 	if e.Expire != 0 {
 		size += dictEntry

@@ -15,7 +15,7 @@ func (e *FormatError) Error() string { return "rdb: bad " + e.What }
 func errFormat(what string) error { return &FormatError{What: what} }
 
 // ErrUnsupported is returned for value types slotd does not implement
-// (streams, modules).
+// (modules).
 var ErrUnsupported = errors.New("rdb: unsupported value type")
 
 // Kind is the logical type of a decoded value.
@@ -28,6 +28,7 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
 // Object is a decoded value. Its strings are copies: it does not point into
@@ -48,6 +49,8 @@ type Object struct {
 	IntsetWidth int
 	// Scores are a sorted set's scores, parallel to Elems.
 	Scores []float64
+	// Stream is a stream value.
+	Stream *Stream
 }
 
 // Packed reports whether the value came in a compact encoding (listpack,
@@ -335,7 +338,13 @@ func (r *reader) typed(t byte) (*Object, error) {
 				return nil
 			})
 		}
-	case TypeModulePreGA, TypeModule2, TypeStreamListpacks, TypeStreamListpacks2:
+	case TypeStreamListpacks, TypeStreamListpacks2:
+		o.Kind = KindStream
+		if err := r.stream(o, t == TypeStreamListpacks2); err != nil {
+			return nil, err
+		}
+		return o, nil // an empty stream is a valid value
+	case TypeModulePreGA, TypeModule2:
 		return nil, ErrUnsupported
 	default:
 		return nil, errFormat("object type")

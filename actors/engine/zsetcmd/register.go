@@ -10,6 +10,7 @@ var registerOnce sync.Once
 // a container registered here come after it.
 func Register() {
 	registerOnce.Do(func() {
+		registerGeoCmds()
 		registerZsetBlocking()
 		registerZsetCmds()
 		registerZsetOps()

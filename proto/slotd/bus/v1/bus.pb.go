@@ -51,6 +51,10 @@ const (
 	// Pub/Sub propagation.
 	Type_TYPE_PUBLISH  Type = 9
 	Type_TYPE_SPUBLISH Type = 10
+	// Failover on shutdown (primary → one of its replicas): the primary is
+	// shutting down and asks the replica to take over with a manual failover
+	// (SHUTDOWN FAILOVER, shutdown-on-sigterm failover).
+	Type_TYPE_HANDOFF Type = 11
 )
 
 // Enum value maps for Type.
@@ -67,6 +71,7 @@ var (
 		8:  "TYPE_MFSTART",
 		9:  "TYPE_PUBLISH",
 		10: "TYPE_SPUBLISH",
+		11: "TYPE_HANDOFF",
 	}
 	Type_value = map[string]int32{
 		"TYPE_UNSPECIFIED":           0,
@@ -80,6 +85,7 @@ var (
 		"TYPE_MFSTART":               8,
 		"TYPE_PUBLISH":               9,
 		"TYPE_SPUBLISH":              10,
+		"TYPE_HANDOFF":               11,
 	}
 )
 
@@ -866,7 +872,7 @@ const file_slotd_bus_v1_bus_proto_rawDesc = "" +
 	"\tforgotten\x18\x03 \x03(\v2\x17.slotd.bus.v1.ForgottenR\tforgotten\x12&\n" +
 	"\x04fail\x18\x04 \x01(\v2\x12.slotd.bus.v1.FailR\x04fail\x12,\n" +
 	"\x06update\x18\x05 \x01(\v2\x14.slotd.bus.v1.UpdateR\x06update\x12/\n" +
-	"\apublish\x18\x06 \x01(\v2\x15.slotd.bus.v1.PublishR\apublish*\xdc\x01\n" +
+	"\apublish\x18\x06 \x01(\v2\x15.slotd.bus.v1.PublishR\apublish*\xee\x01\n" +
 	"\x04Type\x12\x14\n" +
 	"\x10TYPE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tTYPE_PING\x10\x01\x12\r\n" +
@@ -879,7 +885,8 @@ const file_slotd_bus_v1_bus_proto_rawDesc = "" +
 	"\fTYPE_MFSTART\x10\b\x12\x10\n" +
 	"\fTYPE_PUBLISH\x10\t\x12\x11\n" +
 	"\rTYPE_SPUBLISH\x10\n" +
-	"*\x8c\x02\n" +
+	"\x12\x10\n" +
+	"\fTYPE_HANDOFF\x10\v*\x8c\x02\n" +
 	"\bNodeFlag\x12\x19\n" +
 	"\x15NODE_FLAG_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11NODE_FLAG_PRIMARY\x10\x01\x12\x15\n" +
