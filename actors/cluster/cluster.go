@@ -136,7 +136,7 @@ type Cluster struct {
 var watched = []string{
 	"port", "cluster-port", "cluster-announce-ip", "cluster-announce-port", "cluster-announce-bus-port",
 	"cluster-announce-hostname", "cluster-require-full-coverage", "cluster-allow-reads-when-down",
-	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-replica-validity-factor",
+	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-quorum-timeout", "cluster-replica-validity-factor",
 	"repl-ping-replica-period", "cluster-migration-barrier", "cluster-replica-no-failover",
 	"cluster-allow-replica-migration",
 }
@@ -618,6 +618,7 @@ func (a *clusterActor) options() bus.Options {
 		AllowReadsWhenDown:    a.cfg.Bool("cluster-allow-reads-when-down"),
 		PreferredEndpoint:     bus.ParseEndpointType(a.cfg.String("cluster-preferred-endpoint-type")),
 		NodeTimeout:           a.cfg.Int("cluster-node-timeout"),
+		QuorumTimeout:         a.cfg.Int("cluster-quorum-timeout"),
 		ReplicaValidityFactor: a.cfg.Int("cluster-replica-validity-factor"),
 		ReplPingPeriod:        a.cfg.Int("repl-ping-replica-period") * 1000,
 		MigrationBarrier:      int(a.cfg.Int("cluster-migration-barrier")),

@@ -74,6 +74,10 @@ func directives() []*directive {
 		boolD("cluster-enabled", "no", immutable),
 		strD("cluster-config-file", "nodes.conf", immutable, nil),
 		intD("cluster-node-timeout", "15000", 0, longMax, 0),
+		// slotd: stop taking writes this long (ms) after the last PONG
+		// from a majority, when shorter than cluster-node-timeout (0: the
+		// node timeout, the specification's rule; bus/quorum.go)
+		intD("cluster-quorum-timeout", "0", 0, longMax, 0),
 		intD("cluster-port", "0", 0, 65535, immutable),
 		strD("cluster-announce-ip", "", 0, nil),
 		intD("cluster-announce-port", "0", 0, 65535, 0),
