@@ -346,7 +346,7 @@ func (c *Call) serveGroup(s *stream.Stream, g *stream.Group, key []byte, a xread
 		cons.SeenTime = c.Now
 	} else {
 		cons = g.CreateConsumer(a.cons, c.Now)
-		if a.noack {
+		if a.noack && c.Replicating() {
 			recs = append(recs, [][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), key, a.group, a.cons})
 		}
 	}
@@ -390,14 +390,16 @@ func (c *Call) serveGroup(s *stream.Stream, g *stream.Group, key []byte, a xread
 		n++
 		if !a.noack {
 			p := g.Deliver(id, cons, c.Now)
-			recs = append(recs, xclaimRecord(key, g, id.Append(nil), p))
+			if c.Replicating() {
+				recs = append(recs, xclaimRecord(key, g, id.Append(nil), p))
+			}
 		}
 	}
 	body := append([]byte(nil), c.W.B[hdr:]...)
 	c.W.B = c.W.B[:mark]
 	c.W.Array(int(n))
 	c.W.Raw(body)
-	if moved {
+	if moved && c.Replicating() {
 		recs = append(recs, setIDRecord(key, a.group, g))
 	}
 	return recs
