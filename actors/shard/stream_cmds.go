@@ -310,7 +310,6 @@ func cmdXAdd(c *Call) {
 	s := e.Obj.(*stream.Stream)
 	if s.LastID == stream.MaxID {
 		c.W.Error("ERR The stream has exhausted the last possible ID, unable to add more items")
-		c.deleteEmptyNew(key, s)
 		return
 	}
 	id, seqGiven := o.id, o.seqGiven
@@ -326,9 +325,8 @@ func cmdXAdd(c *Call) {
 		if err == stream.ErrIDTooSmall {
 			c.W.Error("ERR The ID specified in XADD is equal or smaller than the target stream top item")
 		} else {
-			c.W.Error("ERR Elements are too large to be stored")
+			c.W.Error("ERR Elements are too large to be stored") // a stream just created stays, empty, as in Redis
 		}
-		c.deleteEmptyNew(key, s)
 		return
 	}
 	var buf [48]byte
@@ -349,14 +347,6 @@ func cmdXAdd(c *Call) {
 			out[o.idPos] = append([]byte(nil), idText...)
 		}
 		c.Propagate(out...)
-	}
-}
-
-// deleteEmptyNew removes a stream XADD created but could not add to.
-func (c *Call) deleteEmptyNew(key []byte, s *stream.Stream) {
-	if s.Len() == 0 && s.EntriesAdded == 0 && len(s.Groups()) == 0 && s.LastID.IsZero() {
-		c.Delete(key)
-		c.Unchanged()
 	}
 }
 
