@@ -600,6 +600,7 @@ func (m *Manager) removeFeed(f *feed) {
 	m.mu.Unlock()
 	m.shards.Detach(f, nil)
 	m.log.Info().Str("replica", f.addr()).Msg("Connection with replica lost")
+	m.checkWaiters() // a SETSLOT no longer waits for it
 }
 
 func (m *Manager) feedList() []*feed {
@@ -668,18 +669,24 @@ type waiter struct {
 	reply  func(int64)
 	timer  *time.Timer
 	done   bool
+	// of, when set, are the replicas this waiter waits for (a SETSLOT's):
+	// each counts once it acknowledged target or is gone.
+	of map[*feed]bool
 }
 
 // Wait implements netio.Replication.
 func (m *Manager) Wait(n int64, timeout time.Duration, noBlock bool, reply func(int64)) func() {
-	w := &waiter{n: n, reply: reply}
+	return m.startWait(&waiter{n: n, reply: reply}, timeout, noBlock)
+}
+
+func (m *Manager) startWait(w *waiter, timeout time.Duration, noBlock bool) func() {
 	var cancelled atomic.Bool
 	m.shards.OffsetsAfter(func(target []int64) {
 		w.target = target
-		k := m.countAcked(target)
-		if k >= n || noBlock || cancelled.Load() {
+		k := m.progress(w)
+		if k >= w.n || noBlock || cancelled.Load() {
 			if !cancelled.Load() {
-				reply(k)
+				w.reply(k)
 			}
 			return
 		}
@@ -735,7 +742,7 @@ func (m *Manager) checkWaiters() {
 	}
 	m.mu.Unlock()
 	for _, w := range ws {
-		if m.countAcked(w.target) >= w.n {
+		if m.progress(w) >= w.n {
 			m.finishWaiter(w)
 		}
 	}
@@ -753,7 +760,29 @@ func (m *Manager) finishWaiter(w *waiter) {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	w.reply(m.countAcked(w.target))
+	w.reply(m.progress(w))
+}
+
+// progress is how many of the replicas a waiter needs are done: those
+// that acknowledged its target, or for a waiter on given replicas, those
+// of them that acknowledged or left.
+func (m *Manager) progress(w *waiter) int64 {
+	if w.of == nil {
+		return m.countAcked(w.target)
+	}
+	m.mu.Lock()
+	present := map[*feed]bool{}
+	for _, f := range m.feeds {
+		present[f] = true
+	}
+	m.mu.Unlock()
+	var k int64
+	for f := range w.of {
+		if !present[f] || f.state.Load() != feedOnline || covers(f.ackedVec(), w.target) {
+			k++
+		}
+	}
+	return k
 }
 
 // failWaiters answers every WAIT at once (the node stops being a primary).
