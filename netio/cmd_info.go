@@ -468,6 +468,9 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 			if kv[0] == "loading" && s.replGate.Load()&GateLoading != 0 {
 				kv[1] = "1" // a replica's full sync
 			}
+			if kv[0] == "async_loading" && s.replGate.Load()&GateAsyncLoading != 0 {
+				kv[1] = "1"
+			}
 			t.str(kv[0], kv[1])
 		}
 	} else if want["persistence"] {
@@ -477,7 +480,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 			loading = 1 // a replica's full sync
 		}
 		t.int("loading", loading)
-		for _, k := range []string{"async_loading", "current_cow_peak", "current_cow_size",
+		async := int64(0)
+		if s.replGate.Load()&GateAsyncLoading != 0 {
+			async = 1
+		}
+		t.int("async_loading", async)
+		for _, k := range []string{"current_cow_peak", "current_cow_size",
 			"current_cow_size_age"} {
 			t.int(k, 0)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/slots"
@@ -125,6 +126,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 		batches: make([]*shard.ApplyBatch, m.g.N())}
 	defer r.wg.Wait()
 	pos, txStart, count := 0, -1, 0
+	loadDelay := m.cfg.Var("key-load-delay")
 	var args [][]byte
 	var tx []shard.Replicated
 	for pos < len(b) {
@@ -138,6 +140,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 				"make a backup of your AOF file, then use redis-check-aof --fix", path, pos)
 		}
 		payload := b[pos : pos+n]
+		persist.KeyDelay(loadDelay.Int(), 1)
 		switch {
 		case strings.EqualFold(string(args[0]), "multi"):
 			if txStart >= 0 {
