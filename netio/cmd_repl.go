@@ -78,11 +78,11 @@ type FeedConn interface {
 
 // Gate bits: what dispatch refuses while this node is a replica.
 const (
-	GateReadOnly  uint32 = 1 << iota // writes: READONLY
-	GateStaleDeny                    // link down and replica-serve-stale-data no: MASTERDOWN
-	GateLoading                      // full sync in progress: LOADING
-	GateReplica                      // the node is a replica (HELLO role)
-	GateAsyncLoading                 // a full sync arrives while the old data is served (INFO async_loading)
+	GateReadOnly     uint32 = 1 << iota // writes: READONLY
+	GateStaleDeny                       // link down and replica-serve-stale-data no: MASTERDOWN
+	GateLoading                         // full sync in progress: LOADING
+	GateReplica                         // the node is a replica (HELLO role)
+	GateAsyncLoading                    // a full sync arrives while the old data is served (INFO async_loading)
 )
 
 const (
