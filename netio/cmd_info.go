@@ -87,6 +87,7 @@ func (s *Server) ResetStats() {
 		c.Store(0)
 	}
 	s.ext.cmdBase.Store(s.rawCommands())
+	s.cmdStats.Reset()
 	for i := 0; i < s.shards.N(); i++ {
 		ss := &s.shards.Shard(i).Stats
 		for _, c := range []*atomic.Int64{&ss.Hits, &ss.Misses, &ss.Expired, &ss.ExpiredStale, &ss.Commands} {
@@ -569,7 +570,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("tracking_total_items", ti)
 		t.int("tracking_total_prefixes", tp)
 		t.int("unexpected_error_replies", s.stats.unexpectedErr.Load())
-		t.int("total_error_replies", s.stats.errorReplies.Load())
+		t.int("total_error_replies", s.cmdStats.TotalErrors())
 		t.int("dump_payload_sanitizations", 0)
 	}
 	if want["replication"] {
@@ -603,13 +604,23 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	if want["modules"] {
 		t.section("Modules")
 	}
-	// Per-command and per-error statistics are not kept yet: the sections
-	// are present and empty.
 	if want["commandstats"] {
 		t.section("Commandstats")
+		for _, c := range s.cmdStats.Commands() {
+			perCall := 0.0
+			if c.Calls > 0 {
+				perCall = float64(c.USec) / float64(c.Calls)
+			}
+			t.str("cmdstat_"+c.Name, "calls="+strconv.FormatInt(c.Calls, 10)+",usec="+strconv.FormatInt(c.USec, 10)+
+				",usec_per_call="+strconv.FormatFloat(perCall, 'f', 2, 64)+",rejected_calls="+
+				strconv.FormatInt(c.Rejected, 10)+",failed_calls="+strconv.FormatInt(c.Failed, 10))
+		}
 	}
 	if want["errorstats"] {
 		t.section("Errorstats")
+		for _, e := range s.cmdStats.Errors() {
+			t.str("errorstat_"+e.Code, "count="+strconv.FormatInt(e.Count, 10))
+		}
 	}
 	if want["latencystats"] {
 		t.section("Latencystats")

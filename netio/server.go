@@ -74,6 +74,7 @@ type Server struct {
 	clientMu  sync.Mutex
 	clients   map[int64]*client
 	links     map[int64]*link // connections slotd opened (masterlink.go), under clientMu
+	cmdStats  *command.Stats  // INFO commandstats and errorstats
 	ready     chan struct{}
 	stopped   chan struct{}
 	serving   atomic.Bool // Serve was called
@@ -191,6 +192,8 @@ func New(o Options) *Server {
 		s.Table.Publish(t)
 	}
 	s.shards = shard.NewGroup(o.System, n, o.Log)
+	s.cmdStats = command.NewStats()
+	s.shards.CmdStats = s.cmdStats
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.watchInt("maxclients", &s.maxClients)

@@ -138,7 +138,7 @@ var watched = []string{
 	"cluster-announce-hostname", "cluster-require-full-coverage", "cluster-allow-reads-when-down",
 	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-quorum-timeout", "cluster-replica-validity-factor",
 	"repl-ping-replica-period", "cluster-migration-barrier", "cluster-replica-no-failover",
-	"cluster-allow-replica-migration",
+	"cluster-allow-replica-migration", "cluster-link-sendbuf-limit",
 }
 
 // Start loads or creates the node's cluster configuration, publishes the
@@ -359,6 +359,11 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 	case configChanged:
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())
+		// cluster-link-sendbuf-limit applies to the links already open too.
+		limit := &peer.SetSendLimit{Bytes: a.cfg.Int("cluster-link-sendbuf-limit")}
+		for _, h := range a.links {
+			ctx.Send(h.PID, limit)
+		}
 	case tick:
 		a.feedRepl()
 		a.st.Tick(now)

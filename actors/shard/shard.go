@@ -22,6 +22,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -299,11 +300,19 @@ func (s *Shard) exec(cmd *Cmd, w *resp.Writer) {
 		}
 	}()
 	if s.redirect(cmd, w) {
+		command.Rejected(s.group.CmdStats, cmd.Spec, w.B[mark:])
 		return
 	}
 	c := &s.call
 	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
+	stats := s.group.CmdStats
+	if stats == nil || cmd.Spec.Exec != command.Shard { // a fanout counts once, on the loop
+		cmd.Spec.Handler.(Handler)(c)
+		return
+	}
+	t0 := time.Now()
 	cmd.Spec.Handler.(Handler)(c)
+	stats.Called(cmd.Spec, time.Since(t0).Microseconds(), w.B[mark:])
 }
 
 // Keyspace returns slot's keyspace, creating it when create is set.
@@ -429,6 +438,10 @@ type Group struct {
 	// the now empty dataset when save rules exist, as Redis does). It must
 	// not block.
 	OnFlushAll func()
+
+	// CmdStats, when set before serving, counts shard commands' calls,
+	// time and errors (INFO commandstats and errorstats).
+	CmdStats *command.Stats
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

@@ -90,6 +90,7 @@ func directives() []*directive {
 		boolD("cluster-allow-reads-when-down", "no", 0),
 		boolD("cluster-replica-no-failover", "no", 0, "cluster-slave-no-failover"),
 		boolD("cluster-allow-replica-migration", "yes", 0),
+		intD("cluster-link-sendbuf-limit", "0", 0, longMax, memory),
 
 		// replication
 		specialD("replicaof", "", immutable|multi, parseReplicaOf, "slaveof"),
@@ -197,7 +198,6 @@ func compatDirectives() []*directive {
 		intD("shutdown-timeout", "10", 0, intMax, c),
 		intD("cluster-announce-tls-port", "0", 0, 65535, c),
 		boolD("cluster-allow-pubsubshard-when-down", "yes", c),
-		intD("cluster-link-sendbuf-limit", "0", 0, longMax, c|memory),
 		enumD("supervised", "no", []string{"upstart", "systemd", "auto", "no"}, c|immutable),
 		boolD("syslog-enabled", "no", c|immutable),
 		strD("syslog-ident", "redis", c|immutable, nil),
