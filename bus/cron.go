@@ -17,7 +17,9 @@ const TickInterval = 100
 //   - a link whose PING has been pending (with no traffic at all) for half
 //     the node timeout is closed and dialed again;
 //   - any linked node without a pending PING whose last PONG is older than
-//     half the node timeout is pinged, so no node goes unheard for long;
+//     half the node timeout is pinged, so no node goes unheard for long,
+//     and so is a slot-serving primary whose answer to our own PING is
+//     older than half the quorum timeout (quorum.go);
 //   - MEET is repeated until the node answers, and a node that has not
 //     connected to us for a handshake timeout is sent a MEET (it may not
 //     know us: Valkey's reliable-MEET rules);
@@ -27,7 +29,8 @@ const TickInterval = 100
 //     manual failover past its deadline is abandoned (manual.go);
 //   - a replica runs its failover (election.go) and replica migration
 //     (migration.go) checks;
-//   - a failed cluster state is re-evaluated (the rejoin delay).
+//   - the cluster state is re-evaluated (the minority rule, the rejoin
+//     delay).
 func (s *State) Tick(now int64) {
 	s.tick(now)
 	s.iteration++
@@ -64,7 +67,7 @@ func (s *State) Tick(now int64) {
 			if n.link == nil || !n.link.up || n.PingSent != 0 || n.Flags&(FlagMyself|FlagHandshake) != 0 {
 				continue
 			}
-			if oldest == nil || n.PongRecv < oldest.PongRecv {
+			if oldest == nil || s.lastHeard(n) < s.lastHeard(oldest) {
 				oldest = n
 			}
 		}
@@ -100,6 +103,9 @@ func (s *State) Tick(now int64) {
 			s.sendPing(now, lk, busv1.Type_TYPE_PING)
 			continue
 		}
+		if s.quorumPing(now, n) {
+			continue
+		}
 		if s.mfPing(now, n) {
 			continue
 		}
@@ -112,8 +118,6 @@ func (s *State) Tick(now int64) {
 		s.handleReplicaFailover(now)
 		s.checkReplicaMigration(now)
 	}
-	if !s.ok {
-		// Leaving the fail state may wait for the rejoin delay.
-		s.updateState()
-	}
+	// The minority rule (quorum.go) and the rejoin delay are timed.
+	s.updateState()
 }

@@ -177,6 +177,7 @@ func (s *State) sendPing(now int64, lk *link, t busv1.Type) {
 	}
 	if !lk.inbound && t == busv1.Type_TYPE_PING {
 		lk.node.PingSent = now
+		lk.node.pingAt = now
 	}
 	if !lk.inbound && t == busv1.Type_TYPE_MEET {
 		lk.node.meetSent = now

@@ -123,7 +123,11 @@ type Node struct {
 	inLink   *link // inbound bus link, once a frame on it named this node
 	ctime    int64 // when the entry was created (handshake timeout)
 	dataRecv int64 // last frame of any type received from it
-	failTime int64 // when it was flagged FAIL
+	// pongAt is when our own PING to it was last answered (PongRecv may
+	// also be raised by gossip): the quorum rule's evidence (quorum.go);
+	// pingAt is when we last sent it a PING.
+	pongAt, pingAt int64
+	failTime       int64 // when it was flagged FAIL
 	// meet: send MEET rather than PING on a new connection, until the node
 	// answers (CLUSTER MEET, or a peer that seems not to know us).
 	meet     bool

@@ -187,6 +187,7 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 	if !lk.inbound && t == busv1.Type_TYPE_PONG {
 		n := lk.node
 		n.PongRecv = now
+		n.pongAt = now
 		n.PingSent = 0
 		if n.Flags&FlagPFail != 0 {
 			n.Flags &^= FlagPFail

@@ -186,7 +186,11 @@ func TestSlotsView(t *testing.T) {
 	a := SlotNode{Endpoint: "10.0.0.1", Port: 7000, ID: idA}
 	b := SlotNode{Endpoint: "10.0.0.2", Port: 7001, ID: idB, Metadata: [][2]string{{"hostname", "host-b"}}}
 	c := SlotNode{Endpoint: "10.0.0.3", Port: 7002, ID: idC}
-	// D, A's replica, is failed and left out.
+	// C, B's replica, has announced no replication offset yet (it is
+	// loading, as far as we know) and D, A's replica, is failed: both are
+	// left out.
+	assert.Equal(t, []SlotRange{{0, 5460, []SlotNode{a}}, {5461, 16383, []SlotNode{b}}}, m.Slots())
+	m.nodes[idC].replOffset = 77
 	assert.Equal(t, []SlotRange{{0, 5460, []SlotNode{a}}, {5461, 16383, []SlotNode{b, c}}}, m.Slots())
 
 	o := DefaultOptions()
@@ -222,4 +226,12 @@ func TestShardsView(t *testing.T) {
 		{ID: idA, Port: 7000, IP: "10.0.0.1", Endpoint: "10.0.0.1", Role: "master", ReplicationOffset: 5, Health: "online"},
 		{ID: idD, Port: 7003, IP: "10.0.0.4", Endpoint: "10.0.0.4", Role: "replica", Health: "fail"},
 	}}, sh[1])
+	// Other nodes' offsets are the ones their frames announce: a replica in
+	// sync is online everywhere, not only in its own view.
+	m.nodes[idB].replOffset, m.nodes[idC].replOffset = 900, 880
+	sh = m.Shards(5)
+	assert.Equal(t, []ShardNode{
+		{ID: idB, Port: 7001, IP: "10.0.0.2", Endpoint: "10.0.0.2", Hostname: "host-b", Role: "master", ReplicationOffset: 900, Health: "online"},
+		{ID: idC, Port: 7002, IP: "10.0.0.3", Endpoint: "10.0.0.3", Role: "replica", ReplicationOffset: 880, Health: "online"},
+	}, sh[0].Nodes)
 }

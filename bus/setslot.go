@@ -213,7 +213,7 @@ func (s *State) ReplicaSetSlot(now int64, args [][]byte, slotKeys func(slot int)
 		if target == primary {
 			delete(s.importing, slot)
 		}
-		if wasOurs && target != primary && primary.numSlots == 0 {
+		if wasOurs && target != primary && primary.numSlots == 0 && s.opts.AllowReplicaMigration {
 			s.setMyMaster(target)
 		}
 	default:
@@ -238,7 +238,7 @@ func (s *State) setSlotNode(slot int, n *Node, keys int64) {
 	wasMine := s.owner[slot] == me
 	s.delSlot(slot)
 	s.addSlot(n, slot)
-	if wasMine && n != me && me.numSlots == 0 {
+	if wasMine && n != me && me.numSlots == 0 && s.opts.AllowReplicaMigration {
 		s.setMyMaster(n)
 	}
 	if n == me && s.importing[slot] != nil {

@@ -18,7 +18,9 @@ import "github.com/slotd/slotd/slots"
 //
 // If this left our primary (myself, or the primary we replicate) without
 // slots, we follow the new owner: myself becomes its replica and the
-// Replicate effect says so. A primary that lost only some of its slots must
+// Replicate effect says so; with cluster-allow-replica-migration no only
+// when the new owner's slots are exactly the ones our primary lost (a
+// failover, not a resharding). A primary that lost only some of its slots must
 // drop their keys (DropSlots).
 func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots.Set) {
 	if sender == s.myself {
@@ -32,6 +34,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 	var newMaster *Node
 	var dirty []int
 	changed := false
+	senderSlots, migratedOurs := 0, 0
 	for slot := 0; slot < slots.NumSlots; slot++ {
 		owner := s.owner[slot]
 		if !claimed.Has(slot) {
@@ -40,6 +43,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 			}
 			continue
 		}
+		senderSlots++
 		if owner == sender {
 			s.notClaiming.Remove(slot)
 			continue
@@ -55,6 +59,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 		}
 		if owner != nil && owner == cur {
 			newMaster = sender
+			migratedOurs++
 		}
 		s.delSlot(slot)
 		s.addSlot(sender, slot)
@@ -67,7 +72,7 @@ func (s *State) updateSlotsConfigWith(sender *Node, epoch uint64, claimed *slots
 		s.slotsChanged()
 	}
 	switch {
-	case newMaster != nil && cur.numSlots == 0:
+	case newMaster != nil && cur.numSlots == 0 && (s.opts.AllowReplicaMigration || senderSlots == migratedOurs):
 		s.setMyMaster(sender)
 		s.handedOff(s.now)
 	case me.IsReplica() && s.master(me) != nil && s.master(s.master(me)) != nil &&

@@ -57,6 +57,11 @@ type Options struct {
 	ReplicaNoFailover bool
 	// AllowReplicaMigration is cluster-allow-replica-migration.
 	AllowReplicaMigration bool
+	// QuorumTimeout is cluster-quorum-timeout in ms: a node that has had
+	// no PONG from a majority of the slot-serving primaries for this long
+	// turns its cluster state fail (a primary stops taking writes). 0, or
+	// more than NodeTimeout, means NodeTimeout: the specification's rule.
+	QuorumTimeout int64
 	// Rand drives every random choice (ids of handshake nodes and of a hard
 	// reset, ping targets, gossip entries): seeded in simulations,
 	// crypto-seeded in production. Nil keeps the generator in use
@@ -277,6 +282,9 @@ type State struct {
 	// handingOff: a failover on shutdown was asked of a replica
 	// (handoff.go).
 	handingOff bool
+	// started is the first time an entry point was given (the quorum
+	// rule's grace period counts from it: quorum.go).
+	started int64
 }
 
 // New returns the state of a fresh node: a master with no slots that knows
@@ -323,6 +331,9 @@ func (s *State) nodeTimeout() int64 {
 func (s *State) tick(now int64) {
 	if now > s.now {
 		s.now = now
+	}
+	if s.started == 0 {
+		s.started = now
 	}
 	s.sendImportPong()
 }
@@ -504,8 +515,8 @@ func (s *State) delSlot(slot int) bool {
 // updateState recomputes cluster_state and cluster_size. The state is ok
 // unless (with full coverage required) some slot is unassigned or served by
 // a failed node, or fewer than a majority of the slot-serving masters are
-// reachable — which includes a node that serves no slot and knows no master
-// that does. A change of state republishes the table.
+// reachable (not PFAIL/FAIL, and answering our PINGs: quorum.go) — which
+// includes a node that serves no slot and knows no master that does. A change of state republishes the table.
 //
 // A primary that saw a minority of the slot-serving primaries reachable
 // stays fail for the rejoin delay (cluster-node-timeout, within 0.5–5 s)
@@ -527,7 +538,7 @@ func (s *State) updateState() {
 	for _, n := range s.sorted {
 		if n.IsMaster() && n.numSlots > 0 {
 			size++
-			if n.Flags&(FlagFail|FlagPFail) == 0 {
+			if n.Flags&(FlagFail|FlagPFail) == 0 && s.quorumReachable(n) {
 				reachable++
 			}
 		}

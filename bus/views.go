@@ -16,8 +16,9 @@ type SlotNode struct {
 }
 
 // SlotRange is one element of CLUSTER SLOTS: a maximal run of slots served
-// by one master, with the master first and then its replicas that are not
-// failed.
+// by one master, with the master first and then its available replicas:
+// not failed, and with a replication offset (a replica announces 0 while
+// it full-syncs or loads, and is left out meanwhile, as in Redis).
 type SlotRange struct {
 	Start, End int
 	Nodes      []SlotNode
@@ -35,7 +36,7 @@ func (s *State) Slots() []SlotRange {
 		if n != nil {
 			r := SlotRange{Start: slot, End: end, Nodes: []SlotNode{s.slotNode(n)}}
 			for _, rep := range s.replicas(n) {
-				if !rep.Failed() {
+				if !rep.Failed() && s.offsetOf(rep, int64(s.replOffset)) != 0 {
 					r.Nodes = append(r.Nodes, s.slotNode(rep))
 				}
 			}
@@ -79,8 +80,8 @@ type Shard struct {
 }
 
 // Shards is the CLUSTER SHARDS data: one shard per master (with or without
-// slots). myOffset is this node's replication offset; peers report theirs
-// over the bus (0 until then).
+// slots). myOffset is this node's replication offset; peers' are the ones
+// their last frame announced (0 until one did).
 func (s *State) Shards(myOffset int64) []Shard {
 	var out []Shard
 	for _, m := range s.sorted {
@@ -100,9 +101,7 @@ func (s *State) shardNode(n *Node, myOffset int64) ShardNode {
 	ep, _ := s.endpoint(n)
 	sn := ShardNode{ID: n.ID, Port: n.Port, IP: n.IP, Endpoint: ep, Hostname: n.Hostname, Role: "master",
 		Health: "online"}
-	if n == s.myself {
-		sn.ReplicationOffset = myOffset
-	}
+	sn.ReplicationOffset = s.offsetOf(n, myOffset)
 	if n.IsReplica() {
 		sn.Role = "replica"
 	}
@@ -113,4 +112,13 @@ func (s *State) shardNode(n *Node, myOffset int64) ShardNode {
 		sn.Health = "loading"
 	}
 	return sn
+}
+
+// offsetOf is n's replication offset: mine for myself, else the one its
+// frames announce.
+func (s *State) offsetOf(n *Node, mine int64) int64 {
+	if n == s.myself {
+		return mine
+	}
+	return int64(n.replOffset)
 }

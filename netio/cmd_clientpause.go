@@ -177,6 +177,10 @@ func (s *Server) enterDispatch(cl *client) *atomic.Int32 {
 	return n
 }
 
+// WritesPaused reports whether client writes are paused now (CLIENT PAUSE,
+// a manual failover).
+func (s *Server) WritesPaused() bool { return s.pause.writeEnd.Load() > time.Now().UnixNano() }
+
 // PauseWrites pauses client writes until until (a manual failover's
 // primary side) and calls done, on another goroutine, once every write
 // dispatched before the pause has finished in its shard: the replication

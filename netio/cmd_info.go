@@ -85,6 +85,7 @@ func (s *Server) ResetStats() {
 		c.Store(0)
 	}
 	s.ext.cmdBase.Store(s.rawCommands())
+	s.cmdStats.Reset()
 	s.shards.ResetTotals()
 	s.ext.memPeak.Store(0)
 	s.ext.inst.reset()
@@ -428,6 +429,9 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 			if kv[0] == "loading" && s.replGate.Load()&GateLoading != 0 {
 				kv[1] = "1" // a replica's full sync
 			}
+			if kv[0] == "async_loading" && s.replGate.Load()&GateAsyncLoading != 0 {
+				kv[1] = "1"
+			}
 			t.str(kv[0], kv[1])
 		}
 	} else if want["persistence"] {
@@ -437,7 +441,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 			loading = 1 // a replica's full sync
 		}
 		t.int("loading", loading)
-		for _, k := range []string{"async_loading", "current_cow_peak", "current_cow_size",
+		async := int64(0)
+		if s.replGate.Load()&GateAsyncLoading != 0 {
+			async = 1
+		}
+		t.int("async_loading", async)
+		for _, k := range []string{"current_cow_peak", "current_cow_size",
 			"current_cow_size_age"} {
 			t.int(k, 0)
 		}
@@ -515,7 +524,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("tracking_total_items", ti)
 		t.int("tracking_total_prefixes", tp)
 		t.int("unexpected_error_replies", s.stats.unexpectedErr.Load())
-		t.int("total_error_replies", s.stats.errorReplies.Load())
+		t.int("total_error_replies", s.cmdStats.TotalErrors())
 		t.int("dump_payload_sanitizations", 0)
 	}
 	if want["replication"] {
@@ -549,13 +558,23 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	if want["modules"] {
 		t.section("Modules")
 	}
-	// Per-command and per-error statistics are not kept yet: the sections
-	// are present and empty.
 	if want["commandstats"] {
 		t.section("Commandstats")
+		for _, c := range s.cmdStats.Commands() {
+			perCall := 0.0
+			if c.Calls > 0 {
+				perCall = float64(c.USec) / float64(c.Calls)
+			}
+			t.str("cmdstat_"+c.Name, "calls="+strconv.FormatInt(c.Calls, 10)+",usec="+strconv.FormatInt(c.USec, 10)+
+				",usec_per_call="+strconv.FormatFloat(perCall, 'f', 2, 64)+",rejected_calls="+
+				strconv.FormatInt(c.Rejected, 10)+",failed_calls="+strconv.FormatInt(c.Failed, 10))
+		}
 	}
 	if want["errorstats"] {
 		t.section("Errorstats")
+		for _, e := range s.cmdStats.Errors() {
+			t.str("errorstat_"+e.Code, "count="+strconv.FormatInt(e.Count, 10))
+		}
 	}
 	if want["latencystats"] {
 		t.section("Latencystats")

@@ -78,10 +78,11 @@ type FeedConn interface {
 
 // Gate bits: what dispatch refuses while this node is a replica.
 const (
-	GateReadOnly  uint32 = 1 << iota // writes: READONLY
-	GateStaleDeny                    // link down and replica-serve-stale-data no: MASTERDOWN
-	GateLoading                      // full sync in progress: LOADING
-	GateReplica                      // the node is a replica (HELLO role)
+	GateReadOnly     uint32 = 1 << iota // writes: READONLY
+	GateStaleDeny                       // link down and replica-serve-stale-data no: MASTERDOWN
+	GateLoading                         // full sync in progress: LOADING
+	GateReplica                         // the node is a replica (HELLO role)
+	GateAsyncLoading                    // a full sync arrives while the old data is served (INFO async_loading)
 )
 
 const (
@@ -111,10 +112,10 @@ func (s *Server) gateCheck(cl *client, spec *command.Spec) string {
 	if g&GateStaleDeny != 0 && !spec.Stale() {
 		return errMasterDown
 	}
-	// A full sync keeps the replica loading for its whole transfer, much
-	// longer than Redis's load of a received RDB: the CLUSTER subcommands
-	// stay available meanwhile, so cluster tools (redis-cli --cluster)
-	// keep working against a syncing replica.
+	// While a full sync is applied (after its transfer, like Redis's load
+	// of a received RDB) the CLUSTER subcommands stay available, so
+	// cluster tools (redis-cli --cluster) keep working against a loading
+	// replica.
 	if g&GateLoading != 0 && !spec.Loading() && !(spec.Parent != nil && spec.Parent.Name == "cluster") {
 		return errLoading
 	}

@@ -92,23 +92,23 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 		if cl.multi && spec != nil && spec.Name == "exec" {
 			// A refused EXEC discards the transaction, naming why (Redis's
 			// execCommandAbort; plain errors lose their ERR code there).
-			s.replyErr(g, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(errMsg, "ERR "))
+			s.replyErr(g, spec, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(errMsg, "ERR "))
 			cl.discardTx()
 			s.unwatch(cl)
 			return true
 		}
-		s.replyErr(g, errMsg)
+		s.replyErr(g, spec, errMsg)
 		if cl.multi {
 			cl.multiErr = true
 		}
 		return true
 	}
 	if msg := s.subscribedModeErr(cl, spec, args); msg != "" {
-		s.replyErr(g, msg)
+		s.replyErr(g, spec, msg)
 		return true
 	}
 	if cl.multi && spec.WatchCmd {
-		s.replyErr(g, "ERR WATCH inside MULTI is not allowed")
+		s.replyErr(g, spec, "ERR WATCH inside MULTI is not allowed")
 		return true
 	}
 	if cl.multi && !spec.TxControl {
@@ -163,7 +163,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 	s.deliverBefore(cl, spec.Name) // batched PUBLISHes first (pubsub_batch.go)
 	if s.Cluster == nil && spec.Parent != nil && spec.Parent.Name == "cluster" {
 		// Redis checks this when CLUSTER runs, after lookup and arity.
-		s.replyErr(g, errClusterDisabled)
+		s.replyErr(g, spec, errClusterDisabled)
 		return
 	}
 	if cl.lastCmd.Load() != &spec.Name {
@@ -174,12 +174,16 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		x := Ctx{S: s, C: cl, Args: args, Spec: spec, W: &g.local, g: g, InTx: inTx}
 		g.local.Proto = cl.proto
 		mark := len(g.local.B)
+		t0 := time.Now()
 		loopHandlers[spec.ID](&x)
 		if !x.deferred && !x.noReply {
 			if len(g.local.B) > mark && g.local.B[mark] == '-' {
 				s.stats.errorReplies.Add(1)
 			}
+			s.cmdStats.Called(spec, time.Since(t0).Microseconds(), g.local.B[mark:])
 			g.endLocal()
+		} else {
+			s.cmdStats.Called(spec, time.Since(t0).Microseconds(), nil)
 		}
 	case command.Shard:
 		slot, errMsg := s.route(cl, spec, args)
@@ -192,7 +196,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			}
 		}
 		if errMsg != "" {
-			s.replyErr(g, errMsg)
+			s.replyErr(g, spec, errMsg)
 			return
 		}
 		i := 0
@@ -200,7 +204,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			i = s.shards.Of(slot)
 		}
 		if !inTx && s.scriptBusy(cl, spec, i) {
-			s.replyErr(g, command.ErrBusyScript)
+			s.replyErr(g, spec, command.ErrBusyScript)
 			return
 		}
 		b := g.batch(i)
@@ -223,9 +227,10 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 	case command.Fanout:
 		if !inTx && !spec.AllowBusy() && s.shards.AnyScriptBusy() {
-			s.replyErr(g, command.ErrBusyScript)
+			s.replyErr(g, spec, command.ErrBusyScript)
 			return
 		}
+		s.cmdStats.Called(spec, 0, nil) // one call, whatever the shard count
 		merge := spec.Merge
 		for i := 0; i < s.shards.N(); i++ {
 			g.batch(i).Add(spec, args, -1, cl.proto, false)
@@ -325,8 +330,9 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 	return slot, ""
 }
 
-func (s *Server) replyErr(g *group, msg string) {
+func (s *Server) replyErr(g *group, spec *command.Spec, msg string) {
 	s.stats.errorReplies.Add(1)
+	command.Rejected(s.cmdStats, spec, msg)
 	g.local.Error(msg)
 	g.endLocal()
 }

@@ -100,7 +100,7 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 		}
 		if errMsg != "" {
 			cl.multiErr = true
-			s.replyErr(g, errMsg)
+			s.replyErr(g, spec, errMsg)
 			return
 		}
 		// Commands routed by an argument that is not a key (SCAN's cursor)

@@ -72,6 +72,7 @@ type Server struct {
 	clientMu  sync.Mutex
 	clients   map[int64]*client
 	links     map[int64]*link // connections slotd opened (masterlink.go), under clientMu
+	cmdStats  *command.Stats  // INFO commandstats and errorstats
 	ready     chan struct{}
 	stopped   chan struct{}
 	serving   atomic.Bool // Serve was called
@@ -190,6 +191,7 @@ func New(o Options) *Server {
 		s.Table.Publish(t)
 	}
 	s.shards = o.Shards
+	s.cmdStats = command.NewStats()
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.Cfg.MirrorInt("maxclients", &s.maxClients)
@@ -480,3 +482,7 @@ func splitFields(s string) []string {
 	}
 	return out
 }
+
+// CmdStats is the node's command and error statistics (the shards count
+// their commands into it too).
+func (s *Server) CmdStats() *command.Stats { return s.cmdStats }

@@ -53,7 +53,7 @@ func (s *Server) trySplit(cl *client, g *group, spec *command.Spec, args [][]byt
 		return false
 	}
 	if (len(args)-1)%rule.stride != 0 {
-		s.replyErr(g, "ERR wrong number of arguments for '"+spec.Name+"' command")
+		s.replyErr(g, spec, "ERR wrong number of arguments for '"+spec.Name+"' command")
 		return true
 	}
 	nkeys := (len(args) - 1) / rule.stride

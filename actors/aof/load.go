@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/slots"
 )
@@ -125,6 +126,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 		batches: make([]*engine.ApplyBatch, m.g.N())}
 	defer r.wg.Wait()
 	pos, txStart, count := 0, -1, 0
+	loadDelay := m.cfg.Var("key-load-delay")
 	var args [][]byte
 	var tx []engine.Replicated
 	for pos < len(b) {
@@ -138,6 +140,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 				"make a backup of your AOF file, then use redis-check-aof --fix", path, pos)
 		}
 		payload := b[pos : pos+n]
+		persist.KeyDelay(loadDelay.Int(), 1)
 		switch {
 		case strings.EqualFold(string(args[0]), "multi"):
 			if txStart >= 0 {

@@ -214,7 +214,7 @@ func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, erro
 	}
 	opt := rdb.Options{Compress: m.cfg.Bool("rdbcompression"), ListFill: int(m.cfg.Int("list-max-listpack-size"))}
 	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
-		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch engine.SaveChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+		m.g.SaveSlots(i, from, chunkBudget, opt, func(ch engine.SaveChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err, ch.Keys}) })
 	}, func(b []byte) error {
 		crc = rdb.CRC64(crc, b)
 		size += int64(len(b))
@@ -235,7 +235,7 @@ func (m *Manager) writeRDBBase(w *bufio.Writer, i int, l *shardLog) (int64, erro
 func (m *Manager) writeRESPBase(w *bufio.Writer, i int, l *shardLog) (int64, error) {
 	var size int64
 	err := m.walkShard(i, l, func(from int, reply func(baseChunk)) {
-		m.g.RecordSlots(i, from, chunkBudget, func(ch engine.RecordChunk) { reply(baseChunk{ch.B, ch.Next, ch.Err}) })
+		m.g.RecordSlots(i, from, chunkBudget, func(ch engine.RecordChunk) { reply(baseChunk{b: ch.B, next: ch.Next, err: ch.Err}) })
 	}, func(recs []byte) error {
 		for len(recs) > 0 {
 			_, _, payload, rest, ok := engine.NextRecord(recs)
@@ -262,6 +262,7 @@ type baseChunk struct {
 	b    []byte
 	next int
 	err  any
+	keys int // keys in b, when known (rdb-key-save-delay)
 }
 
 // walkShard asks shard i for its slots a chunk at a time (fetch asks from
@@ -295,6 +296,7 @@ func (m *Manager) walkShard(i int, l *shardLog, fetch func(from int, reply func(
 		if err := write(ch.b); err != nil {
 			return err
 		}
+		persist.KeyDelay(m.cfg.Int("rdb-key-save-delay"), ch.keys)
 		from = ch.next
 	}
 	return nil

@@ -136,9 +136,9 @@ type Cluster struct {
 var watched = []string{
 	"port", "cluster-port", "cluster-announce-ip", "cluster-announce-port", "cluster-announce-bus-port",
 	"cluster-announce-hostname", "cluster-require-full-coverage", "cluster-allow-reads-when-down",
-	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-replica-validity-factor",
+	"cluster-preferred-endpoint-type", "cluster-node-timeout", "cluster-quorum-timeout", "cluster-replica-validity-factor",
 	"repl-ping-replica-period", "cluster-migration-barrier", "cluster-replica-no-failover",
-	"cluster-allow-replica-migration",
+	"cluster-allow-replica-migration", "cluster-link-sendbuf-limit",
 }
 
 // Start loads or creates the node's cluster configuration, publishes the
@@ -359,6 +359,11 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 	case configChanged:
 		a.st.SetOptions(a.options())
 		a.st.SetAnnounce(a.announce())
+		// cluster-link-sendbuf-limit applies to the links already open too.
+		limit := &peer.SetSendLimit{Bytes: a.cfg.Int("cluster-link-sendbuf-limit")}
+		for _, h := range a.links {
+			ctx.Send(h.PID, limit)
+		}
 	case tick:
 		a.feedRepl()
 		a.st.Tick(now)
@@ -618,6 +623,7 @@ func (a *clusterActor) options() bus.Options {
 		AllowReadsWhenDown:    a.cfg.Bool("cluster-allow-reads-when-down"),
 		PreferredEndpoint:     bus.ParseEndpointType(a.cfg.String("cluster-preferred-endpoint-type")),
 		NodeTimeout:           a.cfg.Int("cluster-node-timeout"),
+		QuorumTimeout:         a.cfg.Int("cluster-quorum-timeout"),
 		ReplicaValidityFactor: a.cfg.Int("cluster-replica-validity-factor"),
 		ReplPingPeriod:        a.cfg.Int("repl-ping-replica-period") * 1000,
 		MigrationBarrier:      int(a.cfg.Int("cluster-migration-barrier")),

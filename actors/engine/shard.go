@@ -272,11 +272,20 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 		}
 	}()
 	if s.redirect(cmd, w) {
+		command.Rejected(s.group.CmdStats, cmd.Spec, w.B[mark:])
 		return
 	}
 	c := &s.call
 	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
-	handlerOf(cmd.Spec)(c)
+	h := handlerOf(cmd.Spec)
+	stats := s.group.CmdStats
+	if stats == nil || cmd.Spec.Exec != command.Shard { // a fanout counts once, on the loop
+		h(c)
+		return
+	}
+	t0 := s.group.mono()
+	h(c)
+	stats.Called(cmd.Spec, (s.group.mono()-t0)/1000, w.B[mark:])
 }
 
 // Keyspace returns slot's keyspace, creating it when create is set.
@@ -403,6 +412,10 @@ type Group struct {
 	// the now empty dataset when save rules exist, as Redis does). It must
 	// not block.
 	OnFlushAll func()
+
+	// CmdStats, when set before serving, counts shard commands' calls,
+	// time and errors (INFO commandstats and errorstats).
+	CmdStats *command.Stats
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

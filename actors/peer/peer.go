@@ -64,6 +64,10 @@ type Write struct{ Frame *busv1.Frame }
 // Close asks a peer actor to close its link. Closing twice is harmless.
 type Close struct{}
 
+// SetSendLimit changes the link's send limit (cluster-link-sendbuf-limit;
+// 0: DefaultSendLimit). A queue already past the new limit closes the link.
+type SetSendLimit struct{ Bytes int64 }
+
 // Options describe one link.
 type Options struct {
 	Link  bus.LinkID
@@ -174,6 +178,14 @@ func (p *peerActor) Receive(ctx actor.Context) {
 			return
 		}
 		if !p.q.push(b, p.o.SendLimit) {
+			p.finish(ctx, ErrSendLimit, true)
+		}
+	case *SetSendLimit:
+		p.o.SendLimit = m.Bytes
+		if p.o.SendLimit <= 0 {
+			p.o.SendLimit = DefaultSendLimit
+		}
+		if !p.done && p.q.used.Load() > p.o.SendLimit {
 			p.finish(ctx, ErrSendLimit, true)
 		}
 	case ioFailed:

@@ -294,3 +294,29 @@ func TestSendBufferCounts(t *testing.T) {
 	require.Eventually(t, func() bool { _, used := h.SendBuffer(); return used == 0 }, 10*time.Second,
 		5*time.Millisecond)
 }
+
+// Lowering the send limit of an open link (CONFIG SET
+// cluster-link-sendbuf-limit) closes it once its queue is past the new
+// limit, as Redis's cron frees such links.
+func TestSendLimitLoweredOnOpenLink(t *testing.T) {
+	f := newFixture(t)
+	ours, theirs := tcpPair(t)
+	h := f.spawn(peer.Options{Link: 3, Conn: ours}) // the default, large limit
+	big := &busv1.Frame{Header: &busv1.Header{Type: busv1.Type_TYPE_PUBLISH, Sender: "s"},
+		Publish: &busv1.Publish{Message: make([]byte, 64<<10)}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f.sys.Root.Send(h.PID, &peer.Write{Frame: big})
+		if _, used := h.SendBuffer(); used > 512<<10 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "send queue never grew")
+		time.Sleep(time.Millisecond)
+	}
+	f.sys.Root.Send(h.PID, &peer.SetSendLimit{Bytes: 256 << 10})
+	m, ok := f.next().(*peer.Closed)
+	require.True(t, ok, "got %T", m)
+	assert.True(t, m.BufferLimit)
+	assert.ErrorIs(t, m.Err, peer.ErrSendLimit)
+	_ = theirs
+}

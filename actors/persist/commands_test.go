@@ -255,3 +255,19 @@ func TestFailedBgsaveClusterRoutesFirst(t *testing.T) {
 	assert.ErrorContains(t, c.Set(ctx, "k", "1", 0).Err(), "MISCONF ")
 	assert.Equal(t, "", c.Get(ctx, "k").Val(), "reads are served")
 }
+
+// rdb-key-save-delay (a test knob) slows a save down by that many
+// microseconds per key: a BGSAVE of 100 keys at 20 ms each is still in
+// progress when BGSAVE has answered, and ends once the delay is lifted.
+func TestRdbKeySaveDelaySlowsSaving(t *testing.T) {
+	n := nodetest.Start(t, "enable-debug-command", "yes")
+	c := n.Client(t)
+	require.NoError(t, c.Do(ctx, "DEBUG", "POPULATE", "100").Err())
+	require.NoError(t, c.ConfigSet(ctx, "rdb-key-save-delay", "20000").Err())
+	require.NoError(t, c.BgSave(ctx).Err())
+	assert.Equal(t, "1", infoField(t, c, "rdb_bgsave_in_progress"))
+	require.NoError(t, c.ConfigSet(ctx, "rdb-key-save-delay", "0").Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool { return infoField(t, c, "rdb_bgsave_in_progress") == "0" },
+		"save done")
+	assert.Equal(t, "ok", infoField(t, c, "rdb_last_bgsave_status"))
+}

@@ -80,6 +80,7 @@ func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, er
 	}
 	expire := int64(0)
 	var libs []string // function libraries' code
+	loadDelay := m.cfg.Var("key-load-delay")
 	for {
 		op, err := f.Byte()
 		if err != nil {
@@ -174,6 +175,7 @@ func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, er
 				return fail(err)
 			}
 			key = append([]byte(nil), key...)
+			KeyDelay(loadDelay.Int(), 1)
 			o, err := f.Object(op)
 			if err != nil {
 				if errors.Is(err, rdb.ErrUnsupported) {

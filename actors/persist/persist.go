@@ -294,6 +294,7 @@ func (m *Manager) encode(cw *crcWriter) error {
 			if cw.err != nil {
 				return cw.err
 			}
+			KeyDelay(m.cfg.Int("rdb-key-save-delay"), ch.Keys)
 			total += ch.Keys
 			skipped += ch.Skipped
 			from = ch.Next

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/netio"
 )
 
@@ -34,6 +35,16 @@ type feed struct {
 	mu    sync.Mutex
 	acked []int64 // offsets the replica acknowledged
 	ackAt atomic.Int64
+
+	// paced holds frames back for rdb-key-save-delay (pace), nil without.
+	paced chan pacedFrame
+}
+
+// pacedFrame is a frame waiting for its turn on a paced feed.
+type pacedFrame struct {
+	hdr     [frameHdr]byte
+	payload []byte
+	keys    int
 }
 
 func newFeed(m *Manager, conn netio.FeedConn, id int, ip string, port int) *feed {
@@ -51,7 +62,17 @@ func (f *feed) Frame(kind byte, sh int, offset int64, payload []byte) bool {
 	}
 	var hdr [frameHdr]byte
 	putFrameHdr(hdr[:], kind, sh, offset, len(payload))
-	if !f.conn.Write(hdr[:], payload) {
+	if f.paced != nil {
+		pf := pacedFrame{hdr: hdr, payload: append([]byte(nil), payload...)}
+		if kind == engine.FrameSnapshot {
+			pf.keys = countKeys(payload)
+		}
+		select {
+		case f.paced <- pf:
+		case <-f.closed:
+			return false
+		}
+	} else if !f.conn.Write(hdr[:], payload) {
 		f.kill("")
 		return false
 	}
@@ -167,4 +188,49 @@ func (f *feed) fullSync() {
 			return
 		}
 	}
+}
+
+// pace makes a feed hold each snapshot frame back by its keys times
+// rdb-key-save-delay before it goes out (and every later frame behind it),
+// as that test knob slows Redis's RDB child; the shards producing the
+// frames are not held. Called before the full sync starts.
+func (f *feed) pace() {
+	if f.m.cfg.Int("rdb-key-save-delay") == 0 {
+		return
+	}
+	f.paced = make(chan pacedFrame, 1<<16)
+	go func() {
+		for {
+			select {
+			case pf := <-f.paced:
+				persist.KeyDelay(f.m.cfg.Int("rdb-key-save-delay"), pf.keys)
+				if !f.conn.Write(pf.hdr[:], pf.payload) {
+					f.kill("")
+					return
+				}
+			case <-f.closed:
+				return
+			}
+		}
+	}()
+}
+
+// countKeys counts the keys of a snapshot frame's records (the records of
+// one key follow each other).
+func countKeys(payload []byte) int {
+	n := 0
+	var last []byte
+	var args [][]byte
+	for len(payload) > 0 {
+		_, _, body, rest, ok := engine.NextRecord(payload)
+		if !ok {
+			break
+		}
+		payload = rest
+		if args, ok = engine.SplitCommand(body, args[:0]); ok && len(args) > 1 && string(args[1]) != string(last) {
+			last = append(last[:0], args[1]...)
+			n++
+		}
+	}
+	return n
 }

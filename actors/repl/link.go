@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 )
 
@@ -43,11 +41,17 @@ type link struct {
 	host string
 	port int
 
-	state     atomic.Int32
-	loading   atomic.Bool // full sync in progress (clients get LOADING)
-	lastIO    atomic.Int64
-	downSince atomic.Int64
-	syncRead  atomic.Int64
+	state   atomic.Int32
+	loading atomic.Bool // full sync being applied (clients get LOADING)
+	// fullSync: a full sync is in progress or failed half-way (the offset
+	// reads 0); asyncLoading: its frames are spooled in memory while the
+	// old data is served (repl-diskless-load swapdb).
+	fullSync     atomic.Bool
+	asyncLoading atomic.Bool
+	spooled      atomic.Int64 // bytes spooled to disk by the current full sync
+	lastIO       atomic.Int64
+	downSince    atomic.Int64
+	syncRead     atomic.Int64
 
 	stopc    chan struct{}
 	stopOnce sync.Once
@@ -57,11 +61,13 @@ type link struct {
 	wmu      sync.Mutex // writes (handshake, ACKs)
 
 	mu       sync.Mutex
-	masterID string        // replication id of the history we hold
-	synced   bool          // the data is complete up to read (partial resync possible)
-	read     []int64       // primary offsets of what was handed to the shards
-	applied  []int64       // primary offsets known to be applied
-	progress chan struct{} // closed when read advances (applied.go)
+	masterID string // replication id of the history we hold
+	// syncStarts are the primary's offsets a full sync starts from.
+	syncStarts []int64
+	synced     bool          // the data is complete up to read (partial resync possible)
+	read       []int64       // primary offsets of what was handed to the shards
+	applied    []int64       // primary offsets known to be applied
+	progress   chan struct{} // closed when read advances (applied.go)
 
 	sem       chan struct{}
 	batchPool sync.Pool
@@ -239,6 +245,7 @@ func (l *link) session() error {
 	_ = conn.SetDeadline(time.Time{})
 	l.lastIO.Store(time.Now().UnixMilli())
 	n := 0
+	var sp *spool
 	f := strings.Fields(line)
 	switch {
 	case len(f) == 3 && f[0] == "+FULLRESYNC":
@@ -247,7 +254,13 @@ func (l *link) session() error {
 			return fmt.Errorf("bad FULLRESYNC reply %q", line)
 		}
 		n = len(starts)
-		if err := l.m.beginFullSync(l, f[1], starts); err != nil {
+		if sp, err = l.spoolFor(); err != nil {
+			return fmt.Errorf("opening the sync spool: %w", err)
+		}
+		if err := l.m.beginFullSync(l, f[1], starts, sp); err != nil {
+			if sp != nil {
+				sp.discard()
+			}
 			return err
 		}
 		l.m.log.Info().Str("master", l.addr()).Msg("Full resync from master: " + f[1])
@@ -267,148 +280,7 @@ func (l *link) session() error {
 	go l.acker(conn, stop)
 	ml := l.m.srv.AddMasterLink(conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { _ = conn.Close() })
 	defer ml.Remove()
-	return l.stream(conn, r, n, ml)
-}
-
-// stream reads frames and hands their records to the shards.
-func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLink) error {
-	shards := l.m.shards
-	mShards := shards.N()
-	same := n == mShards
-	timeout := time.Duration(l.m.cfg.Int("repl-timeout")) * time.Second
-	batches := make([]*engine.ApplyBatch, mShards)
-	read := l.readVec()
-	if len(read) != n {
-		read = make([]int64, n)
-	}
-	pending := 0
-	syncedShards := 0
-	var hdr [frameHdr]byte
-	var argBuf [][]byte
-	var chunk []byte
-	flush := func() {
-		for j, b := range batches {
-			if b == nil {
-				continue
-			}
-			l.sem <- struct{}{}
-			shards.Apply(j, b)
-			batches[j] = nil
-		}
-		pending = 0
-		l.mu.Lock()
-		l.read = append(l.read[:0], read...)
-		l.progressed()
-		l.mu.Unlock()
-	}
-	batchFor := func(j int) *engine.ApplyBatch {
-		b := batches[j]
-		if b == nil {
-			b = l.newBatch()
-			batches[j] = b
-		}
-		return b
-	}
-	for {
-		if l.stopped() {
-			return errHalted
-		}
-		_ = conn.SetReadDeadline(time.Now().Add(timeout))
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return err
-		}
-		kind, i, off, size := parseFrameHdr(hdr[:])
-		if size > 1<<30 {
-			return fmt.Errorf("frame of %d bytes", size)
-		}
-		// Payloads are carved from shared chunks (records point into them
-		// until the shards have applied them; a chunk is garbage once no
-		// batch refers to it).
-		if len(chunk)+size > cap(chunk) {
-			chunk = make([]byte, 0, max(size, 256<<10))
-		}
-		payload := chunk[len(chunk) : len(chunk)+size : len(chunk)+size]
-		chunk = chunk[:len(chunk)+size]
-		if _, err := io.ReadFull(r, payload); err != nil {
-			return err
-		}
-		now := time.Now().UnixMilli()
-		l.lastIO.Store(now)
-		ml.Touch(now, nil)
-		switch kind {
-		case frameStream, frameSnapshot:
-			if i >= n {
-				return fmt.Errorf("frame for shard %d of %d", i, n)
-			}
-			stream := kind == frameStream
-			if !stream {
-				l.syncRead.Add(int64(size))
-			}
-			recs := payload
-			for len(recs) > 0 {
-				slot, rec, body, rest, ok := engine.NextRecord(recs)
-				if !ok {
-					return errors.New("truncated record")
-				}
-				recs = rest
-				argBuf, ok = engine.SplitCommand(body, argBuf[:0])
-				if !ok || len(argBuf) == 0 {
-					return errors.New("bad record")
-				}
-				var raw []byte
-				if stream {
-					raw = rec
-				}
-				if slot < 0 {
-					if strings.EqualFold(string(argBuf[0]), engine.FlushSlots) {
-						l.flushSlots(argBuf[1:], stream, batchFor)
-					} else {
-						l.m.applySetSlot(argBuf) // setslot.go
-					}
-					continue
-				}
-				j := slot % mShards
-				b := batchFor(j)
-				b.Cmds = append(b.Cmds, engine.Replicated{Spec: l.spec(argBuf), Payload: body, Slot: slot, Raw: raw})
-			}
-			if same {
-				batchFor(i).Offset = off
-			}
-			read[i] = off
-			pending += size
-		case frameSynced:
-			syncedShards++
-			if syncedShards == n {
-				flush()
-				if err := l.m.syncDone(l); err != nil {
-					return err
-				}
-			}
-		case framePing:
-		case frameGetAck:
-			flush()
-			select {
-			case l.ackNow <- struct{}{}:
-			default:
-			}
-		case framePublish:
-			_, _, body, _, ok := engine.NextRecord(payload)
-			if args, ok2 := engine.SplitCommand(body, nil); ok && ok2 && len(args) == 3 {
-				sharded := strings.EqualFold(string(args[0]), "SPUBLISH")
-				if sharded {
-					l.m.srv.DeliverSPublish(args[1], args[2])
-				} else {
-					l.m.srv.DeliverPublish(args[1], args[2])
-				}
-				l.m.Publish(sharded, args[1], args[2])
-			}
-		default:
-			return fmt.Errorf("unknown frame kind %q", kind)
-		}
-		if r.Buffered() < frameHdr || pending >= applyBatchBytes {
-			flush()
-		}
-	}
+	return l.stream(conn, r, n, ml, sp)
 }
 
 // newBatch takes an apply batch from the link's pool: batches come back

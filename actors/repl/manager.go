@@ -25,6 +25,8 @@ type Server interface {
 	// AddMasterLink shows a replica's link to its primary in CLIENT LIST
 	// (flags=M) and lets CLIENT KILL close it.
 	AddMasterLink(remote, local string, closeFn func()) *netio.MasterLink
+	// WritesPaused reports a client pause of writes (a manual failover's).
+	WritesPaused() bool
 }
 
 // Manager is a node's replication state: its role, replication ids, the
@@ -54,6 +56,7 @@ type Manager struct {
 	ops        []func()
 	opsRunning bool
 
+	keyLoadDelay                            config.Var   // key-load-delay, read per key loaded
 	replicaHard                             atomic.Int64 // client-output-buffer-limit replica hard
 	syncFull, syncPartialOK, syncPartialErr atomic.Int64
 	stop                                    chan struct{}
@@ -74,6 +77,7 @@ func New(o Options) *Manager {
 		srv: o.Server, replid: newReplID(), replid2: zeroID, feeds: map[netio.FeedConn]*feed{},
 		waiters: map[*waiter]struct{}{}, stop: make(chan struct{})}
 	m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
+	m.keyLoadDelay = m.cfg.Var("key-load-delay")
 	m.cfg.OnChange("client-output-buffer-limit", func(string) {
 		m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
 	})
@@ -257,25 +261,53 @@ func (m *Manager) isLink(l *link) bool {
 	return m.link == l
 }
 
-// beginFullSync prepares a replica for a full sync from a primary whose
-// history is id and whose shards start at starts: its own replicas are
-// dropped, its data flushed, and its streams restart (at the primary's
-// offsets when both have the same shard count, so their streams stay the
-// same bytes; else with a history of its own).
-func (m *Manager) beginFullSync(l *link, id string, starts []int64) error {
+// beginFullSync starts a full sync from a primary whose history is id and
+// whose shards start at starts. The node's replicas are dropped (their
+// history ends here) and its offset reads 0 until the sync is done. With
+// a spool the old data stays and is served until the snapshot is
+// complete (startLoad); without one, the data goes now and the frames are
+// applied as they come.
+func (m *Manager) beginFullSync(l *link, id string, starts []int64, sp *spool) error {
 	if !m.isLink(l) {
 		return errHalted
 	}
-	l.loading.Store(true)
+	l.fullSync.Store(true)
 	l.syncRead.Store(0)
+	l.spooled.Store(0)
 	l.mu.Lock()
 	l.synced = false
 	l.masterID = id
+	l.syncStarts = append([]int64(nil), starts...)
 	l.read = append([]int64(nil), starts...)
 	l.applied = append([]int64(nil), starts...)
 	l.mu.Unlock()
+	l.asyncLoading.Store(sp != nil && sp.file == nil)
 	l.setState(linkSync)
 	m.dropFeeds()
+	if sp != nil {
+		m.updateGate()
+		return nil
+	}
+	return m.startLoad(l)
+}
+
+// startLoad drops the old data and resets the shards' streams to the
+// primary's history: the full sync's frames are applied next, and clients
+// get LOADING meanwhile.
+func (m *Manager) startLoad(l *link) error {
+	if !m.isLink(l) {
+		return errHalted
+	}
+	l.mu.Lock()
+	id, starts := l.masterID, l.syncStarts
+	l.mu.Unlock()
+	l.asyncLoading.Store(false)
+	l.loading.Store(true)
+	m.updateGate()
+	if sp := l.spooled.Load(); sp > 0 {
+		m.log.Info().Str("master", l.addr()).Msgf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", sp)
+	}
+	m.log.Info().Str("master", l.addr()).Msg("MASTER <-> REPLICA sync: Flushing old data")
 	same := len(starts) == m.shards.N()
 	wait(func(done func()) { m.shards.DropAll(done) })
 	var offs []int64
@@ -293,6 +325,7 @@ func (m *Manager) beginFullSync(l *link, id string, starts []int64) error {
 		m.replid2, m.second = zeroID, nil
 	}
 	m.mu.Unlock()
+	m.log.Info().Str("master", l.addr()).Msg("MASTER <-> REPLICA sync: Loading DB in memory")
 	return nil
 }
 
@@ -307,6 +340,7 @@ func (m *Manager) syncDone(l *link) error {
 	l.applied = append(l.applied[:0], l.read...)
 	l.mu.Unlock()
 	l.loading.Store(false)
+	l.fullSync.Store(false)
 	l.setState(linkConnected)
 	m.log.Info().Str("master", l.addr()).Msg("MASTER <-> REPLICA sync: Finished with success")
 	return nil
@@ -335,6 +369,7 @@ func (m *Manager) continued(l *link, id string) error {
 		m.dropFeeds()
 	}
 	l.loading.Store(false)
+	l.fullSync.Store(false)
 	l.setState(linkConnected)
 	return nil
 }
@@ -347,6 +382,11 @@ func (m *Manager) ReplOffset() int64 {
 	l := m.link
 	m.mu.Unlock()
 	if l != nil {
+		if l.fullSync.Load() {
+			// Redis's offset with no master client: peers show the
+			// replica as loading and leave it out of CLUSTER SLOTS.
+			return 0
+		}
 		return sum(l.appliedVec())
 	}
 	return sum(m.shards.Offsets())
@@ -446,6 +486,9 @@ func (m *Manager) updateGate() {
 		if l.loading.Load() {
 			bits |= netio.GateLoading
 		}
+		if l.asyncLoading.Load() {
+			bits |= netio.GateAsyncLoading
+		}
 	}
 	m.srv.SetReplGate(bits)
 }
@@ -515,6 +558,7 @@ func (m *Manager) psync(req netio.PSyncRequest, conn netio.FeedConn, reply func(
 		m.syncPartialErr.Add(1)
 	}
 	m.syncFull.Add(1)
+	f.pace() // rdb-key-save-delay, before any shard writes to f
 	starts := make([]int64, n)
 	var wg sync.WaitGroup
 	wg.Add(n)
@@ -601,6 +645,26 @@ func (m *Manager) removeFeed(f *feed) {
 	m.mu.Unlock()
 	m.shards.Detach(f, nil)
 	m.log.Info().Str("replica", f.addr()).Msg("Connection with replica lost")
+	m.checkWaiters() // a SETSLOT no longer waits for it
+}
+
+// pingReplicas puts a PING in the stream every repl-ping-replica-period
+// seconds while the node has replicas, as Redis's replicationCron does:
+// replicas see their primary alive in a quiet stream, and their offsets
+// move past 0 (peers show a replica whose offset is 0 as loading and
+// leave it out of CLUSTER SLOTS). Not while writes are paused: a manual
+// failover waits for the replica to reach the paused offset.
+func (m *Manager) pingReplicas(loops int64) {
+	period := m.cfg.Int("repl-ping-replica-period")
+	if period <= 0 || loops%period != 0 || m.IsReplica() || m.srv.WritesPaused() {
+		return
+	}
+	m.mu.Lock()
+	n := len(m.feeds)
+	m.mu.Unlock()
+	if n > 0 {
+		m.shards.StreamAdmin(0, [][]byte{[]byte("PING")}, func(bool) {})
+	}
 }
 
 func (m *Manager) feedList() []*feed {
@@ -669,18 +733,24 @@ type waiter struct {
 	reply  func(int64)
 	timer  *time.Timer
 	done   bool
+	// of, when set, are the replicas this waiter waits for (a SETSLOT's):
+	// each counts once it acknowledged target or is gone.
+	of map[*feed]bool
 }
 
 // Wait implements netio.Replication.
 func (m *Manager) Wait(n int64, timeout time.Duration, noBlock bool, reply func(int64)) func() {
-	w := &waiter{n: n, reply: reply}
+	return m.startWait(&waiter{n: n, reply: reply}, timeout, noBlock)
+}
+
+func (m *Manager) startWait(w *waiter, timeout time.Duration, noBlock bool) func() {
 	var cancelled atomic.Bool
 	m.shards.OffsetsAfter(func(target []int64) {
 		w.target = target
-		k := m.countAcked(target)
-		if k >= n || noBlock || cancelled.Load() {
+		k := m.progress(w)
+		if k >= w.n || noBlock || cancelled.Load() {
 			if !cancelled.Load() {
-				reply(k)
+				w.reply(k)
 			}
 			return
 		}
@@ -736,7 +806,7 @@ func (m *Manager) checkWaiters() {
 	}
 	m.mu.Unlock()
 	for _, w := range ws {
-		if m.countAcked(w.target) >= w.n {
+		if m.progress(w) >= w.n {
 			m.finishWaiter(w)
 		}
 	}
@@ -754,7 +824,29 @@ func (m *Manager) finishWaiter(w *waiter) {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	w.reply(m.countAcked(w.target))
+	w.reply(m.progress(w))
+}
+
+// progress is how many of the replicas a waiter needs are done: those
+// that acknowledged its target, or for a waiter on given replicas, those
+// of them that acknowledged or left.
+func (m *Manager) progress(w *waiter) int64 {
+	if w.of == nil {
+		return m.countAcked(w.target)
+	}
+	m.mu.Lock()
+	present := map[*feed]bool{}
+	for _, f := range m.feeds {
+		present[f] = true
+	}
+	m.mu.Unlock()
+	var k int64
+	for f := range w.of {
+		if !present[f] || f.state.Load() != feedOnline || covers(f.ackedVec(), w.target) {
+			k++
+		}
+	}
+	return k
 }
 
 // failWaiters answers every WAIT at once (the node stops being a primary).
@@ -777,12 +869,13 @@ func (m *Manager) failWaiters() {
 func (m *Manager) cron() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	for {
+	for loops := int64(1); ; loops++ {
 		select {
 		case <-m.stop:
 			return
 		case <-t.C:
 		}
+		m.pingReplicas(loops)
 		timeout := m.cfg.Int("repl-timeout") * 1000
 		now := time.Now().UnixMilli()
 		m.mu.Lock()

@@ -21,8 +21,12 @@ var setSlotAppliers sync.Map // *Manager → func(args [][]byte, done func())
 func (m *Manager) OnSetSlot(fn func(args [][]byte, done func())) { setSlotAppliers.Store(m, fn) }
 
 // ReplicateSetSlot streams CLUSTER SETSLOT args... to the online replicas
-// and calls done once all of them acknowledged it (true), or when timeout
-// (0: none) passes first (false). Without an online replica it returns
+// and calls done once each of them acknowledged it or is gone (true), or
+// when timeout (0: none) passes first (false). A replica that leaves
+// meanwhile no longer counts: with redis-cli 7.0, which sets the new
+// owner on the importing node first, the migrating node's replicas follow
+// that owner as soon as they hear of it, before they could acknowledge
+// the migrating node's own SETSLOT. Without an online replica it returns
 // false and never calls done.
 func (m *Manager) ReplicateSetSlot(args [][]byte, timeout time.Duration, done func(acked bool)) bool {
 	if m.IsReplica() {
@@ -31,22 +35,23 @@ func (m *Manager) ReplicateSetSlot(args [][]byte, timeout time.Duration, done fu
 	m.mu.Lock()
 	feeds := m.feedList()
 	m.mu.Unlock()
-	online := int64(0)
+	online := map[*feed]bool{}
 	for _, f := range feeds {
 		if f.state.Load() == feedOnline {
-			online++
+			online[f] = true
 		}
 	}
-	if online == 0 {
+	if len(online) == 0 {
 		return false
 	}
+	n := int64(len(online))
 	rec := append([][]byte{[]byte("CLUSTER"), []byte("SETSLOT")}, args...)
 	m.shards.StreamAdmin(0, rec, func(streamed bool) {
 		if !streamed {
 			done(false)
 			return
 		}
-		m.Wait(online, timeout, false, func(k int64) { done(k >= online) })
+		m.startWait(&waiter{n: n, of: online, reply: func(k int64) { done(k >= n) }}, timeout, false)
 	})
 	return true
 }

@@ -64,3 +64,30 @@ func TestReplicateSetSlot(t *testing.T) {
 	assert.False(t, lone.Repl.ReplicateSetSlot([][]byte{[]byte("1"), []byte("stable")}, time.Second,
 		func(bool) { t.Error("called") }))
 }
+
+// A replica that leaves its primary while the primary waits for it to
+// acknowledge a SETSLOT no longer holds the SETSLOT up (redis-cli 7.0
+// closes the import first, and the migrating node's replicas follow the
+// new owner before they acknowledge).
+func TestReplicateSetSlotReplicaLeaves(t *testing.T) {
+	t.Parallel()
+	p, r := start(t, 2), start(t, 2)
+	replicate(t, r, p)
+	other := start(t, 2)
+	rc := r.Client(t)
+	r.Repl.OnSetSlot(func(args [][]byte, done func()) {
+		// The replica moves to another primary instead of applying it
+		// (REPLICAOF answers once the old link is gone; the test may be
+		// over by then).
+		go func() { _ = rc.Do(ctx, "REPLICAOF", "127.0.0.1", other.Port).Err() }()
+	})
+	result := make(chan bool, 1)
+	require.True(t, p.Repl.ReplicateSetSlot([][]byte{[]byte("9"), []byte("stable")}, 20*time.Second,
+		func(acked bool) { result <- acked }))
+	select {
+	case acked := <-result:
+		assert.True(t, acked, "done before the timeout, which reports false")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the SETSLOT waited for a replica that left")
+	}
+}

@@ -125,6 +125,7 @@ func (n *Node) start() error {
 	n.Shards.SetRouting(n.Server.Table)
 	n.Shards.Tracking.Tracker = n.Server.Tracker()
 	n.Shards.Tracking.Publish = n.Server.PublishFromScript
+	n.Shards.CmdStats = n.Server.CmdStats()
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)
 	funccmd.Bind(n.Server, n.Shards)

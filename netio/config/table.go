@@ -74,6 +74,10 @@ func directives() []*directive {
 		boolD("cluster-enabled", "no", immutable),
 		strD("cluster-config-file", "nodes.conf", immutable, nil),
 		intD("cluster-node-timeout", "15000", 0, longMax, 0),
+		// slotd: stop taking writes this long (ms) after the last PONG
+		// from a majority, when shorter than cluster-node-timeout (0: the
+		// node timeout, the specification's rule; bus/quorum.go)
+		intD("cluster-quorum-timeout", "0", 0, longMax, 0),
 		intD("cluster-port", "0", 0, 65535, immutable),
 		strD("cluster-announce-ip", "", 0, nil),
 		intD("cluster-announce-port", "0", 0, 65535, 0),
@@ -86,6 +90,7 @@ func directives() []*directive {
 		boolD("cluster-allow-reads-when-down", "no", 0),
 		boolD("cluster-replica-no-failover", "no", 0, "cluster-slave-no-failover"),
 		boolD("cluster-allow-replica-migration", "yes", 0),
+		intD("cluster-link-sendbuf-limit", "0", 0, longMax, memory),
 
 		// replication
 		specialD("replicaof", "", immutable|multi, parseReplicaOf, "slaveof"),
@@ -99,7 +104,7 @@ func directives() []*directive {
 		// and how often a load lets the node answer clients
 		intD("key-load-delay", "0", intMin, intMax, hidden),
 		intD("rdb-key-save-delay", "0", intMin, intMax, hidden),
-		intD("loading-process-events-interval-bytes", "2097152", 1024, intMax, hidden),
+		intD("loading-process-events-interval-bytes", "2097152", 1024, intMax, hidden|compat),
 
 		// scripting, slow log, latency, notifications
 		intD("lua-time-limit", "5000", 0, longMax, 0, "busy-reply-threshold"),
@@ -193,7 +198,6 @@ func compatDirectives() []*directive {
 		intD("shutdown-timeout", "10", 0, intMax, c),
 		intD("cluster-announce-tls-port", "0", 0, 65535, c),
 		boolD("cluster-allow-pubsubshard-when-down", "yes", c),
-		intD("cluster-link-sendbuf-limit", "0", 0, longMax, c|memory),
 		enumD("supervised", "no", []string{"upstart", "systemd", "auto", "no"}, c|immutable),
 		boolD("syslog-enabled", "no", c|immutable),
 		strD("syslog-ident", "redis", c|immutable, nil),

@@ -308,7 +308,6 @@ func cmdXAdd(c *engine.Call) {
 	s := e.Obj.(*stream.Stream)
 	if s.LastID == stream.MaxID {
 		c.W.Error("ERR The stream has exhausted the last possible ID, unable to add more items")
-		deleteEmptyNew(c, key, s)
 		return
 	}
 	id, seqGiven := o.id, o.seqGiven
@@ -324,9 +323,8 @@ func cmdXAdd(c *engine.Call) {
 		if err == stream.ErrIDTooSmall {
 			c.W.Error("ERR The ID specified in XADD is equal or smaller than the target stream top item")
 		} else {
-			c.W.Error("ERR Elements are too large to be stored")
+			c.W.Error("ERR Elements are too large to be stored") // a stream just created stays, empty, as in Redis
 		}
-		deleteEmptyNew(c, key, s)
 		return
 	}
 	var buf [48]byte
@@ -347,14 +345,6 @@ func cmdXAdd(c *engine.Call) {
 			out[o.idPos] = append([]byte(nil), idText...)
 		}
 		c.Propagate(out...)
-	}
-}
-
-// deleteEmptyNew removes a stream XADD created but could not add to.
-func deleteEmptyNew(c *engine.Call, key []byte, s *stream.Stream) {
-	if s.Len() == 0 && s.EntriesAdded == 0 && len(s.Groups()) == 0 && s.LastID.IsZero() {
-		c.Delete(key)
-		c.Unchanged()
 	}
 }
 

@@ -340,7 +340,7 @@ func serveGroup(c *engine.Call, s *stream.Stream, g *stream.Group, key []byte, a
 		cons.SeenTime = c.Now
 	} else {
 		cons = g.CreateConsumer(a.cons, c.Now)
-		if a.noack {
+		if a.noack && c.Replicating() {
 			recs = append(recs, [][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), key, a.group, a.cons})
 		}
 	}
@@ -384,14 +384,16 @@ func serveGroup(c *engine.Call, s *stream.Stream, g *stream.Group, key []byte, a
 		n++
 		if !a.noack {
 			p := g.Deliver(id, cons, c.Now)
-			recs = append(recs, xclaimRecord(key, g, id.Append(nil), p))
+			if c.Replicating() {
+				recs = append(recs, xclaimRecord(key, g, id.Append(nil), p))
+			}
 		}
 	}
 	body := append([]byte(nil), c.W.B[hdr:]...)
 	c.W.B = c.W.B[:mark]
 	c.W.Array(int(n))
 	c.W.Raw(body)
-	if moved {
+	if moved && c.Replicating() {
 		recs = append(recs, setIDRecord(key, a.group, g))
 	}
 	return recs

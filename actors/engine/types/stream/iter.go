@@ -117,7 +117,6 @@ func (it *Iter) Next() (id ID, nfields int, ok bool) {
 				continue
 			}
 			p = it.p
-			it.p = it.skipEntry(n.lp, p)
 		} else {
 			if it.k < 0 {
 				if it.ni == 0 {
@@ -136,8 +135,17 @@ func (it *Iter) Next() (id ID, nfields int, ok bool) {
 		dseq, p := lpInt(n.lp, p)
 		id = ID{n.master.Ms + uint64(dms), n.master.Seq + uint64(dseq)}
 		nf := it.masterNF
+		skip := nf
 		if flags&flagSameFields == 0 {
 			nf, p = lpInt(n.lp, p)
+			skip = 2 * nf
+		}
+		if !it.rev {
+			q := p
+			for ; skip > 0; skip-- {
+				q = lpSkip(n.lp, q)
+			}
+			it.p = lpSkip(n.lp, q) // lp-count
 		}
 		if flags&flagDeleted != 0 && !it.tombstones {
 			continue
@@ -202,5 +210,6 @@ func (it *Iter) remove() {
 		n.setCounts(live-1, dead+1)
 	}
 	s.length--
+	s.lastOK = false
 	it.done = true
 }

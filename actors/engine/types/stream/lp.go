@@ -267,10 +267,29 @@ func lpInt(lp []byte, p int) (int64, int) {
 	return e.i, next
 }
 
-// lpSkip returns the offset after the element at p.
+// lpSkip returns the offset after the element at p, reading only its
+// encoding.
 func lpSkip(lp []byte, p int) int {
-	_, next := lpRead(lp, p)
-	return next
+	b := lp[p]
+	var size int
+	switch {
+	case b&0x80 == 0:
+		size = 1
+	case b&0xc0 == 0x80:
+		size = 1 + int(b&0x3f)
+	case b&0xe0 == 0xc0:
+		size = 2
+	case b&0xf0 == 0xe0:
+		size = 2 + (int(b&0x0f)<<8 | int(lp[p+1]))
+	case b == 0xf0:
+		size = 5 + int(binary.LittleEndian.Uint32(lp[p+1:]))
+	default:
+		size = 1 + [...]int{2, 3, 4, 8}[b-0xf1]
+	}
+	if size <= 127 {
+		return p + size + 1
+	}
+	return p + size + backlenLen(size)
 }
 
 // text returns e as text, using buf for integers.

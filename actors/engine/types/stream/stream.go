@@ -50,6 +50,11 @@ type Stream struct {
 	EntriesAdded uint64
 
 	groups []*Group // by name
+
+	// lastLive caches LastValid while lastOK is set (appends keep it,
+	// deletions and trims drop it).
+	lastLive ID
+	lastOK   bool
 }
 
 // New returns an empty stream.
@@ -166,6 +171,7 @@ func (s *Stream) Add(cfg Config, id ID, seqGiven bool, fv [][]byte) (ID, error) 
 	s.length++
 	s.EntriesAdded++
 	s.LastID = id
+	s.lastLive, s.lastOK = id, true
 	if s.length == 1 {
 		s.FirstID = id
 	}
@@ -216,6 +222,7 @@ func (s *Stream) findNode(id ID) int {
 }
 
 func (s *Stream) removeNode(i int) {
+	s.lastOK = false
 	copy(s.nodes[i:], s.nodes[i+1:])
 	s.nodes[len(s.nodes)-1] = node{}
 	s.nodes = s.nodes[:len(s.nodes)-1]
@@ -281,8 +288,11 @@ func (s *Stream) Edge(first, skipTombstones bool) (ID, bool) {
 
 // LastValid is the last live entry's ID (0-0 when empty).
 func (s *Stream) LastValid() ID {
-	id, _ := s.Edge(false, true)
-	return id
+	if !s.lastOK {
+		s.lastLive, _ = s.Edge(false, true)
+		s.lastOK = true
+	}
+	return s.lastLive
 }
 
 // Exists reports whether a live entry with ID id exists.

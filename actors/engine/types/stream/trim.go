@@ -75,6 +75,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 				n.lp[p] = byte(flags | flagDeleted)
 				gone++
 				s.length--
+				s.lastOK = false
 			}
 			p = next
 		}

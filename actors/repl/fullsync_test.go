@@ -1,0 +1,90 @@
+package repl_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/cmd/node/nodetest"
+)
+
+// A full sync is received before the old data goes: meanwhile the replica
+// serves what it had (repl-diskless-load swapdb says so with INFO
+// async_loading:1), and a transfer that fails leaves that data as it was
+// (Redis's 17-diskless-load-swapdb). rdb-key-save-delay on the primary
+// slows the transfer down.
+func TestFullSyncKeepsOldDataUntilReceived(t *testing.T) {
+	for _, mode := range []string{"swapdb", "disabled"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, 2)
+			pc := p.Client(t, 2)
+			require.NoError(t, pc.Do(ctx, "DEBUG", "POPULATE", "200", "key", "10").Err())
+			require.NoError(t, pc.ConfigSet(ctx, "rdb-key-save-delay", "20000").Err()) // 4 s of transfer
+
+			r := start(t, 2, "repl-diskless-load", mode)
+			rc := r.Client(t, 2)
+			require.NoError(t, rc.Set(ctx, "old", "kept", 0).Err())
+			require.NoError(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", p.Port).Err())
+			nodetest.Eventually(t, 10*time.Second, func() bool {
+				return info(t, rc, "replication", "master_sync_in_progress") == "1"
+			}, "transfer started")
+			wantAsync := "0"
+			if mode == "swapdb" {
+				wantAsync = "1"
+			}
+			assert.Equal(t, wantAsync, info(t, rc, "persistence", "async_loading"))
+			assert.Equal(t, "0", info(t, rc, "persistence", "loading"))
+			assert.Equal(t, "kept", rc.Get(ctx, "old").Val(), "old data served during the transfer")
+			assert.Equal(t, int64(0), r.Repl.ReplOffset(), "no offset while syncing")
+
+			p.Stop() // the transfer fails
+			nodetest.Eventually(t, 10*time.Second, func() bool {
+				return info(t, rc, "replication", "master_link_status") == "down" &&
+					info(t, rc, "persistence", "async_loading") == "0"
+			}, "transfer abandoned")
+			assert.Equal(t, "kept", rc.Get(ctx, "old").Val())
+			assert.Equal(t, int64(1), rc.DBSize(ctx).Val())
+		})
+	}
+}
+
+// key-load-delay slows the load of a received full sync: the replica is
+// loading meanwhile (INFO loading:1, offset 0, so its peers show it
+// loading), and setting the delay back to 0 lets it finish.
+func TestKeyLoadDelaySlowsTheLoad(t *testing.T) {
+	t.Parallel()
+	p := start(t, 2)
+	pc := p.Client(t, 2)
+	require.NoError(t, pc.Do(ctx, "DEBUG", "POPULATE", "500", "key", "10").Err())
+	r := start(t, 2, "key-load-delay", "100000") // 0.1 s per key
+	rc := r.Client(t, 2)
+	require.NoError(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", p.Port).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return info(t, rc, "persistence", "loading") == "1"
+	}, "loading")
+	assert.Equal(t, int64(0), r.Repl.ReplOffset())
+	assert.Equal(t, "LOADING Redis is loading the dataset in memory", rc.Get(ctx, "key:1").Err().Error())
+	require.NoError(t, rc.ConfigSet(ctx, "key-load-delay", "0").Err())
+	waitUp(t, r)
+	assert.Equal(t, "0", info(t, rc, "persistence", "loading"))
+	assert.Equal(t, int64(500), rc.DBSize(ctx).Val())
+}
+
+// A quiet primary puts a PING in its stream every repl-ping-replica-period
+// seconds, so its replicas' offsets move past 0 (a replica at offset 0 is
+// loading to its peers) and they see their primary alive.
+func TestPrimaryPingsItsReplicas(t *testing.T) {
+	t.Parallel()
+	p := start(t, 2, "repl-ping-replica-period", "1")
+	r := start(t, 2)
+	replicate(t, r, p)
+	rc := r.Client(t, 2)
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		off, _ := strconv.ParseInt(info(t, rc, "replication", "slave_repl_offset"), 10, 64)
+		return off > 0 && r.Repl.ReplOffset() > 0
+	}, "replica offset past 0 without writes")
+}
