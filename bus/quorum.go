@@ -1,6 +1,10 @@
 package bus
 
-import busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
+import (
+	"slices"
+
+	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
+)
 
 // The minority rule, as early as the specification allows it: a node
 // counts a slot-serving primary as reachable only while that primary
@@ -74,4 +78,35 @@ func (s *State) LastOwnPong(id string) int64 {
 		return n.pongAt
 	}
 	return 0
+}
+
+// WriteLease is until when (unix ms) this node may serve its slots on the
+// evidence it has: a quorum timeout after the last PONG from a majority of
+// the slot-serving primaries, myself counted. The event loops check it
+// with every command, so a node stalled past it (a SIGSTOP, a long pause)
+// refuses writes the moment it resumes, before the next Tick turns its
+// cluster state fail. 0: no limit (not a slot-serving primary, or the only
+// one).
+func (s *State) WriteLease() int64 {
+	me := s.myself
+	if !me.IsMaster() || me.numSlots == 0 || s.started == 0 {
+		return 0
+	}
+	q := s.quorumTimeout()
+	need := s.size/2 + 1 - 1 // others needed besides myself
+	if need <= 0 {
+		return 0
+	}
+	var until []int64
+	for _, n := range s.sorted {
+		if n == me || !n.IsMaster() || n.numSlots == 0 || n.Flags&(FlagFail|FlagPFail) != 0 {
+			continue
+		}
+		until = append(until, max(n.pongAt, s.started)+q)
+	}
+	if len(until) < need {
+		return s.now // not enough primaries left: nothing to lease
+	}
+	slices.Sort(until)
+	return until[len(until)-need]
 }

@@ -301,7 +301,7 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 		return slot, ""
 	}
 	owner := t.Owner[slot]
-	if !t.OK {
+	if !t.OK || int(owner) == t.Self && s.leaseExpired() {
 		if !t.AllowReadsWhenDown {
 			return 0, errClusterDown
 		}

@@ -105,6 +105,8 @@ type Server struct {
 	ext serverExt
 	// shut is the shutdown sequence in progress (shutdown.go).
 	shut shutdownState
+	// writeLease is the cluster primary's write lease (lease.go).
+	writeLease atomic.Int64
 
 	// Repl is the replication engine (set before Serve); replGate holds
 	// what a replica refuses (cmd_repl.go).

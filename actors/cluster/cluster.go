@@ -87,6 +87,9 @@ type Options struct {
 	// it is, the actor holds bus messages and skips ticks (debug.go). Nil:
 	// never.
 	Paused func() time.Duration
+	// Lease receives every new write lease (bus.State.WriteLease, unix
+	// ms), called on the actor; nil: not followed.
+	Lease func(unixMs int64)
 }
 
 // Replication is what the cluster actor needs from the replication layer
@@ -159,7 +162,7 @@ func Start(o Options) (*Cluster, error) {
 	}
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
 		dbEmpty: o.DBEmpty, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
-		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl,
+		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl, onLease: o.Lease,
 		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
 	if err := a.load(); err != nil {
 		st.close()
@@ -328,6 +331,9 @@ type clusterActor struct {
 	promoting, heldTable bool
 	// handOff is the failover on shutdown in progress (handoff.go).
 	handOff *handOff
+	// onLease and lease: the write lease last handed to the event loops.
+	onLease func(int64)
+	lease   int64
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -536,6 +542,12 @@ func (a *clusterActor) apply(ctx actor.Context) error {
 	}
 	a.roleEffects(ctx, fx)
 	a.checkHandOff()
+	if a.onLease != nil {
+		if l := a.st.WriteLease(); l != a.lease {
+			a.lease = l
+			a.onLease(l)
+		}
+	}
 	return nil
 }
 

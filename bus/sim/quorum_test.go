@@ -55,6 +55,9 @@ func TestMinorityStopsOnTime(t *testing.T) {
 		}
 		slices.Sort(pongs)
 		deadline := pongs[len(pongs)-1] + q
+		if lease := v.WriteLease(); lease != deadline {
+			return fmt.Errorf("write lease %+d ms after the cut, want %+d (the same instant)", lease-cut, deadline-cut)
+		}
 		if deadline <= cut {
 			return fmt.Errorf("the last PONG from the majority was already %d ms old at the cut", cut-pongs[len(pongs)-1])
 		}

@@ -27,6 +27,7 @@ func startCluster(n *Node) (func(), error) {
 		DBEmpty:  func() bool { return shards.NextNonEmpty(0) < 0 },
 		SlotKeys: shards.SlotKeys,
 		Paused:   n.Server.PausedFor,
+		Lease:    n.Server.SetWriteLease,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
 				shards.DropSlotLogged(slot)
