@@ -16,10 +16,11 @@ import (
 // kernel's buffers until the cut heals, as over a real partition where TCP
 // keeps retransmitting; a delay holds each chunk that long.
 type Proxy struct {
-	net *Net
-	mu  sync.Mutex
-	cut map[[2]int]bool          // [from, to]: bytes from → to stall
-	lag map[[2]int]time.Duration // [from, to]: added latency
+	host     string              // the address it listens on
+	sourceOf func(ip string) int // the node dialling from ip (0: a client)
+	mu       sync.Mutex
+	cut      map[[2]int]bool          // [from, to]: bytes from → to stall
+	lag      map[[2]int]time.Duration // [from, to]: added latency
 	// changed is closed and replaced at every rule change (stalled copies
 	// wait on it).
 	changed   chan struct{}
@@ -28,16 +29,34 @@ type Proxy struct {
 	closed    bool
 }
 
-// NewProxy returns a proxy with no rules.
+// NewProxy returns a proxy with no rules for the nodes of n.
 func NewProxy(n *Net) *Proxy {
-	return &Proxy{net: n, cut: map[[2]int]bool{}, lag: map[[2]int]time.Duration{}, changed: make(chan struct{}),
-		conns: map[net.Conn]struct{}{}}
+	prefix := fmt.Sprintf("10.%d.0.", n.Subnet)
+	return NewLocalProxy(n.HostIP(), func(ip string) int {
+		if !strings.HasPrefix(ip, prefix) {
+			return 0
+		}
+		i, err := strconv.Atoi(strings.TrimPrefix(ip, prefix))
+		if err != nil || i == 254 {
+			return 0
+		}
+		return i
+	})
+}
+
+// NewLocalProxy returns a proxy listening on host that tells the dialling
+// node by its source address with sourceOf (0: a client): with nodes that
+// dial from addresses of their own (bind-source-addr), it works without
+// namespaces, on the loopback network.
+func NewLocalProxy(host string, sourceOf func(ip string) int) *Proxy {
+	return &Proxy{host: host, sourceOf: sourceOf, cut: map[[2]int]bool{}, lag: map[[2]int]time.Duration{},
+		changed: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 }
 
 // Forward listens on the host address at port and forwards to node's
 // address at target.
 func (p *Proxy) Forward(port, node int, target string) error {
-	l, err := net.Listen("tcp", net.JoinHostPort(p.net.HostIP(), strconv.Itoa(port)))
+	l, err := net.Listen("tcp", net.JoinHostPort(p.host, strconv.Itoa(port)))
 	if err != nil {
 		return err
 	}
@@ -56,18 +75,10 @@ func (p *Proxy) Forward(port, node int, target string) error {
 	return nil
 }
 
-// source is the node a connection comes from (0: the test's clients).
+// source is the node a connection comes from (0: a client).
 func (p *Proxy) source(c net.Conn) int {
 	host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
-	prefix := fmt.Sprintf("10.%d.0.", p.net.Subnet)
-	if !strings.HasPrefix(host, prefix) {
-		return 0
-	}
-	i, err := strconv.Atoi(strings.TrimPrefix(host, prefix))
-	if err != nil || i == 254 {
-		return 0
-	}
-	return i
+	return p.sourceOf(host)
 }
 
 func (p *Proxy) serve(c net.Conn, node int, target string) {

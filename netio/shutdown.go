@@ -146,25 +146,37 @@ func (s *Server) waitReplicas(o ShutdownOptions, abort chan struct{}) error {
 		return nil
 	}
 	s.Log.Warn().Msg("Waiting for replicas before shutting down.")
+	end := time.Now().Add(timeout)
 	paused := make(chan struct{})
-	s.pauseWritesFor(PauseByShutdown, time.Now().Add(timeout), func() { close(paused) })
+	s.pauseWritesFor(PauseByShutdown, end, func() { close(paused) })
 	select {
 	case <-paused:
 	case <-abort:
 		return s.aborted()
 	case <-time.After(timeout):
 	}
-	cancel := s.Repl.Wait(n, timeout, false, func(k int64) { acked <- k })
-	select {
-	case k := <-acked:
-		if k < n {
-			s.Log.Warn().Msgf("%d of %d replicas acknowledged every write before the shutdown timeout.", k, n)
-		} else {
-			s.Log.Warn().Msgf("%d of %d replicas are in sync when shutting down.", k, n)
+	// As Redis, every round looks at the replicas connected now: one that
+	// went away is not waited for.
+	for {
+		n = s.connectedReplicas()
+		left := time.Until(end)
+		if n == 0 || left <= 0 {
+			break
 		}
-	case <-abort:
-		cancel()
-		return s.aborted()
+		cancel := s.Repl.Wait(n, min(left, 100*time.Millisecond), false, func(k int64) { acked <- k })
+		select {
+		case k := <-acked:
+			if k >= n {
+				s.Log.Warn().Msgf("%d replicas are in sync when shutting down.", n)
+				return nil
+			}
+		case <-abort:
+			cancel()
+			return s.aborted()
+		}
+	}
+	if n > 0 {
+		s.Log.Warn().Msgf("Lagging replicas: not every one of the %d acknowledged every write before the shutdown timeout.", n)
 	}
 	return nil
 }

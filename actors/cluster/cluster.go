@@ -431,7 +431,7 @@ func (a *clusterActor) peerOptions(ctx actor.Context, id bus.LinkID, conn net.Co
 		timeout = time.Second
 	}
 	return peer.Options{Link: id, Owner: ctx.Self(), Conn: conn, Addr: addr, DialTimeout: timeout,
-		SendLimit: a.cfg.Int("cluster-link-sendbuf-limit"), Log: a.log}
+		SendLimit: a.cfg.Int("cluster-link-sendbuf-limit"), Log: a.log, SourceIP: a.cfg.String("bind-source-addr")}
 }
 
 // load reads nodes.conf, or creates a new node when it is missing or

@@ -77,6 +77,9 @@ type Options struct {
 	Conn        net.Conn
 	Addr        string
 	DialTimeout time.Duration
+	// SourceIP is the local address outbound links dial from
+	// (bind-source-addr; "": the kernel's choice).
+	SourceIP string
 	// SendLimit is the largest number of queued, unwritten bytes; one more
 	// frame closes the link. 0 means DefaultSendLimit.
 	SendLimit int64
@@ -224,6 +227,9 @@ func (p *peerActor) finish(ctx actor.Context, err error, limit bool) {
 
 func (p *peerActor) dial(ctx context.Context) {
 	var d net.Dialer
+	if ip := net.ParseIP(p.o.SourceIP); ip != nil {
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
 	conn, err := d.DialContext(ctx, "tcp", p.o.Addr)
 	if err == nil && !p.q.setConn(conn) {
 		// Closed while dialing: the actor may be gone, nobody else would

@@ -167,7 +167,11 @@ var errHalted = errors.New("link halted")
 func (l *link) session() error {
 	l.setState(linkConnecting)
 	timeout := time.Duration(l.m.cfg.Int("repl-timeout")) * time.Second
-	conn, err := net.DialTimeout("tcp", l.addr(), min(timeout, 5*time.Second))
+	d := net.Dialer{Timeout: min(timeout, 5*time.Second)}
+	if ip := net.ParseIP(l.m.cfg.String("bind-source-addr")); ip != nil {
+		d.LocalAddr = &net.TCPAddr{IP: ip} // bind-source-addr
+	}
+	conn, err := d.Dial("tcp", l.addr())
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,9 @@ import (
 	"github.com/slotd/slotd/slots"
 )
 
-// demoUsage is printed by "slotd demo -h".
+// demoUsage is printed by "slotd demo -h" (followed by the scenarios).
 const demoUsage = `usage: slotd demo [--nodes N] [--replicas R] [--port P] [--dir D] [--timeout T]
+       slotd demo <scenario> [--port P]
 
 Starts a local slotd cluster of N primaries (default 3), each with R replicas
 (default 1), as child processes on 127.0.0.1:P, P+1, ... (bus ports P+10000,
@@ -45,9 +46,12 @@ type demoNode struct {
 
 // runDemo is "slotd demo": it returns the process exit code.
 func runDemo(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return runScenario(args[0], args[1:], stdout, stderr) // demo_scenarios.go
+	}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, demoUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, demoUsage+scenarioList()) }
 	nodes := fs.Int("nodes", 3, "number of primaries")
 	replicas := fs.Int("replicas", 1, "replicas per primary")
 	port := fs.Int("port", 7000, "client port of the first node")
@@ -109,7 +113,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	defer d.stopAll()
 	for i := 0; i < total; i++ {
 		p := *port + i
-		nd, err := d.start(self, p, filepath.Join(base, strconv.Itoa(p)))
+		nd, err := d.start(self, p, filepath.Join(base, strconv.Itoa(p)), "--cluster-node-timeout", "5000")
 		if err != nil {
 			fmt.Fprintf(stderr, "slotd demo: node %d: %v\n", p, err)
 			return 1
@@ -162,16 +166,24 @@ type demo struct {
 	nodes          []*demoNode // the primaries first
 	primaries      int
 	stopOnce       sync.Once
+	quiet          bool // scenarios narrate themselves
 }
 
-// start launches one node in dir with its log in dir/slotd.log.
-func (d *demo) start(self string, port int, dir string) (*demoNode, error) {
+// say prints a line about the cluster's set-up (not in scenarios).
+func (d *demo) say(format string, args ...any) {
+	if !d.quiet {
+		fmt.Fprintf(d.stdout, format, args...)
+	}
+}
+
+// start launches one node in dir with its log in dir/slotd.log; extra
+// directives follow the defaults.
+func (d *demo) start(self string, port int, dir string, extra ...string) (*demoNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-		"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000", "--dir", dir,
-		"--logfile", "slotd.log", "--save", ""}
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+		"--cluster-config-file", "nodes.conf", "--dir", dir, "--logfile", "slotd.log", "--save", ""}, extra...)
 	cmd := exec.Command(self, args...)
 	cmd.Dir = dir
 	setChildAttrs(cmd)
@@ -184,7 +196,7 @@ func (d *demo) start(self string, port int, dir string) (*demoNode, error) {
 		close(nd.done)
 	}()
 	nd.cli = &resp.Client{Addr: "127.0.0.1:" + strconv.Itoa(port), Timeout: 5 * time.Second}
-	fmt.Fprintf(d.stdout, "started node 127.0.0.1:%d (pid %d)\n", port, cmd.Process.Pid)
+	d.say("started node 127.0.0.1:%d (pid %d)\n", port, cmd.Process.Pid)
 	return nd, nil
 }
 
@@ -217,7 +229,7 @@ func (d *demo) form(ctx context.Context) error {
 		// Distinct epochs up front, as redis-cli --cluster create does,
 		// spare the nodes a round of epoch-collision resolution.
 		_, _ = nd.cli.Do("cluster", "set-config-epoch", strconv.Itoa(i+1))
-		fmt.Fprintf(d.stdout, "node %d serves slots %d-%d\n", nd.port, lo, hi)
+		d.say("node %d serves slots %d-%d\n", nd.port, lo, hi)
 	}
 	first := d.nodes[0]
 	for _, nd := range d.nodes[1:] {
@@ -225,7 +237,7 @@ func (d *demo) form(ctx context.Context) error {
 			return fmt.Errorf("node %d: CLUSTER MEET: %w", nd.port, err)
 		}
 	}
-	fmt.Fprintln(d.stdout, "waiting for the cluster to agree...")
+	d.say("waiting for the cluster to agree...\n")
 	for _, nd := range d.nodes {
 		if err := poll(ctx, nd, "to report cluster_state:ok", func() (bool, error) {
 			info, err := nd.cli.Text("cluster", "info")
@@ -265,7 +277,7 @@ func (d *demo) pair(ctx context.Context) error {
 		if _, err := nd.cli.Text("cluster", "replicate", ids[i%n]); err != nil {
 			return fmt.Errorf("node %d: CLUSTER REPLICATE %s: %w", nd.port, ids[i%n], err)
 		}
-		fmt.Fprintf(d.stdout, "node %d replicates node %d\n", nd.port, p.port)
+		d.say("node %d replicates node %d\n", nd.port, p.port)
 	}
 	for _, nd := range d.nodes[n:] {
 		if err := poll(ctx, nd, "to sync with its primary", func() (bool, error) {
@@ -329,7 +341,7 @@ func (d *demo) stopAll() {
 				<-nd.done
 			}
 		}
-		fmt.Fprintln(d.stdout, "all nodes stopped")
+		d.say("all nodes stopped\n")
 	})
 }
 

@@ -74,6 +74,10 @@ func directives() []*directive {
 		boolD("cluster-enabled", "no", immutable),
 		strD("cluster-config-file", "nodes.conf", immutable, nil),
 		intD("cluster-node-timeout", "15000", 0, longMax, 0),
+		// outgoing connections (cluster bus, replication) dial from here
+		strD("bind-source-addr", "", 0, nil),
+		// a shutdown's wait for lagging replicas (s; netio/shutdown.go)
+		intD("shutdown-timeout", "10", 0, intMax, 0),
 		// slotd: stop taking writes this long (ms) after the last PONG
 		// from a majority, when shorter than cluster-node-timeout (0: the
 		// node timeout, the specification's rule; bus/quorum.go)
@@ -195,7 +199,6 @@ func compatDirectives() []*directive {
 		intD("lfu-log-factor", "10", 0, intMax, c),
 		intD("lfu-decay-time", "1", 0, intMax, c),
 		intD("tracking-table-max-keys", "1000000", 0, longMax, c),
-		intD("shutdown-timeout", "10", 0, intMax, c),
 		intD("cluster-announce-tls-port", "0", 0, 65535, c),
 		boolD("cluster-allow-pubsubshard-when-down", "yes", c),
 		enumD("supervised", "no", []string{"upstart", "systemd", "auto", "no"}, c|immutable),
@@ -205,7 +208,6 @@ func compatDirectives() []*directive {
 			"local4", "local5", "local6", "local7"}, c|immutable),
 		strD("unixsocket", "", c|immutable, nil),
 		strD("ignore-warnings", "", c, nil),
-		strD("bind-source-addr", "", c, nil),
 		enumD("sanitize-dump-payload", "no", []string{"no", "yes", "clients"}, c),
 		enumD("enable-protected-configs", "no", []string{"no", "yes", "local"}, c|immutable),
 		enumD("enable-debug-command", "no", []string{"no", "yes", "local"}, c|immutable),
