@@ -375,6 +375,9 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.str("executable", exe)
 		t.str("config_file", s.Cfg.File())
 		t.int("io_threads_active", 0)
+		if ms, ok := s.shutdownIn(); ok {
+			t.int("shutdown_in_milliseconds", ms)
+		}
 	}
 	if want["clients"] {
 		t.section("Clients")
@@ -388,7 +391,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("maxclients", s.maxClients.Load())
 		t.int("client_recent_max_input_buffer", maxIn)
 		t.int("client_recent_max_output_buffer", maxOut)
-		t.int("blocked_clients", s.shards.BlockedClients())
+		t.int("blocked_clients", s.shards.BlockedClients()+s.shut.waiting.Load())
 		t.int("tracking_clients", s.trackingClients())
 		t.int("clients_in_timeout_table", 0)
 	}

@@ -230,7 +230,10 @@ func cmdShutdown(x *Ctx) {
 	p := s.Persist
 	x.Defer(func(d *Deferred) {
 		go func() {
-			if err := s.PrepareShutdown(ShutdownOptions{Now: now, Failover: failover}); err != nil {
+			s.shut.waiting.Add(1)
+			err := s.PrepareShutdown(ShutdownOptions{Now: now, Failover: failover})
+			s.shut.waiting.Add(-1)
+			if err != nil {
 				s.Log.Warn().Err(err).Msg("Errors trying to shut down the server.")
 				d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 				d.Done()
@@ -246,15 +249,16 @@ func cmdShutdown(x *Ctx) {
 				}
 				if err != nil && !force {
 					s.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
-					s.EndShutdown()
+					s.EndShutdown(err)
 					d.W.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 					d.Done()
 					return
 				}
 			}
-			// No reply: the connection closes with the server.
-			s.shutdown()
+			// No reply: the connection closes with the server. The group
+			// is released first, so the loop can stop.
 			d.Done()
+			s.shutdown()
 		}()
 	})
 }

@@ -25,6 +25,7 @@ package netio
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,15 +49,21 @@ type HandOffer interface {
 // ErrShutdownAborted: SHUTDOWN ABORT came while the sequence waited.
 var ErrShutdownAborted = errors.New("shutdown aborted")
 
-// ErrShutdownInProgress: another shutdown sequence is running.
-var ErrShutdownInProgress = errors.New("a shutdown is already in progress")
-
 // shutdownState is the sequence in progress; lingering and lastMoved
 // time the MOVED replies after a hand-off (dispatch.go records them).
 type shutdownState struct {
-	mu        sync.Mutex
-	active    bool
-	abort     chan struct{}
+	mu     sync.Mutex
+	active bool
+	abort  chan struct{}
+	// over is closed, with err, when the sequence ends without stopping
+	// the node; callers that joined it return err.
+	over chan struct{}
+	err  error
+	// waiting counts the SHUTDOWN callers blocked on the sequence
+	// (blocked_clients); until is when the replica wait gives up (unix
+	// ms; 0: not waiting: shutdown_in_milliseconds).
+	waiting   atomic.Int64
+	until     atomic.Int64
 	lingering atomic.Bool
 	lastMoved atomic.Int64
 	moved     atomic.Int64
@@ -97,11 +104,20 @@ func (s *Server) PrepareShutdown(o ShutdownOptions) error {
 	st := &s.shut
 	st.mu.Lock()
 	if st.active {
+		// Another SHUTDOWN (or the signal's) is under way: share its fate.
+		// If it stops the node, this caller never returns.
+		over := st.over
 		st.mu.Unlock()
-		return ErrShutdownInProgress
+		<-over
+		st.mu.Lock()
+		err := st.err
+		st.mu.Unlock()
+		return err
 	}
 	st.active = true
 	st.abort = make(chan struct{})
+	st.over = make(chan struct{})
+	st.err = nil
 	abort := st.abort
 	st.mu.Unlock()
 
@@ -145,8 +161,10 @@ func (s *Server) waitReplicas(o ShutdownOptions, abort chan struct{}) error {
 	if <-acked >= n {
 		return nil
 	}
-	s.Log.Warn().Msg("Waiting for replicas before shutting down.")
+	s.Log.Info().Msg("Waiting for replicas before shutting down.")
 	end := time.Now().Add(timeout)
+	s.shut.until.Store(end.UnixMilli())
+	defer s.shut.until.Store(0)
 	paused := make(chan struct{})
 	s.pauseWritesFor(PauseByShutdown, end, func() { close(paused) })
 	select {
@@ -167,7 +185,7 @@ func (s *Server) waitReplicas(o ShutdownOptions, abort chan struct{}) error {
 		select {
 		case k := <-acked:
 			if k >= n {
-				s.Log.Warn().Msgf("%d replicas are in sync when shutting down.", n)
+				s.Log.Info().Msgf("%d of %d replicas are in sync when shutting down.", n, n)
 				return nil
 			}
 		case <-abort:
@@ -175,10 +193,52 @@ func (s *Server) waitReplicas(o ShutdownOptions, abort chan struct{}) error {
 			return s.aborted()
 		}
 	}
-	if n > 0 {
-		s.Log.Warn().Msgf("Lagging replicas: not every one of the %d acknowledged every write before the shutdown timeout.", n)
-	}
+	s.logLagging()
 	return nil
+}
+
+// logLagging logs each replica that did not acknowledge everything, in
+// Redis's words, from INFO replication's slaveN lines.
+func (s *Server) logLagging() {
+	var own int64
+	var reps []map[string]string
+	for _, kv := range s.Repl.Info() {
+		if kv[0] == "master_repl_offset" {
+			own, _ = strconv.ParseInt(kv[1], 10, 64)
+		}
+		if strings.HasPrefix(kv[0], "slave") && strings.Contains(kv[1], "offset=") {
+			f := map[string]string{}
+			for _, p := range strings.Split(kv[1], ",") {
+				if k, v, ok := strings.Cut(p, "="); ok {
+					f[k] = v
+				}
+			}
+			reps = append(reps, f)
+		}
+	}
+	lagging := 0
+	for _, f := range reps {
+		off, _ := strconv.ParseInt(f["offset"], 10, 64)
+		if off == own {
+			continue
+		}
+		lagging++
+		s.Log.Warn().Msgf("Lagging replica %s:%s reported offset %d behind master, lag=%s, state=%s.", f["ip"],
+			f["port"], own-off, f["lag"], f["state"])
+	}
+	if len(reps) > 0 {
+		s.Log.Info().Msgf("%d of %d replicas are in sync when shutting down.", len(reps)-lagging, len(reps))
+	}
+}
+
+// shutdownIn is INFO's shutdown_in_milliseconds: how long the replica
+// wait still has (ok false: no shutdown is waiting).
+func (s *Server) shutdownIn() (int64, bool) {
+	until := s.shut.until.Load()
+	if until == 0 {
+		return 0, false
+	}
+	return max(until-time.Now().UnixMilli(), 0), true
 }
 
 // connectedReplicas is INFO replication's connected_slaves.
@@ -194,16 +254,21 @@ func (s *Server) connectedReplicas() int64 {
 
 // aborted ends the sequence after SHUTDOWN ABORT.
 func (s *Server) aborted() error {
-	s.EndShutdown()
+	s.EndShutdown(ErrShutdownAborted)
 	return ErrShutdownAborted
 }
 
 // EndShutdown ends a sequence that did not stop the node (a failed save,
-// an abort): writes resume.
-func (s *Server) EndShutdown() {
+// an abort) with err, which the callers that joined it return: writes
+// resume.
+func (s *Server) EndShutdown(err error) {
 	st := &s.shut
 	st.mu.Lock()
-	st.active = false
+	if st.active {
+		st.active = false
+		st.err = err
+		close(st.over)
+	}
 	st.mu.Unlock()
 	s.Unpause(PauseByShutdown)
 }

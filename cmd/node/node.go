@@ -254,7 +254,7 @@ func (n *Node) Terminate(directive string) error {
 		if err := n.Persist.FinalSave(); err != nil {
 			n.Log.Warn().Err(err).Msg("Error trying to save the DB, can't exit.")
 			if flags&config.ShutdownForce == 0 {
-				n.Server.EndShutdown()
+				n.Server.EndShutdown(err)
 				return err
 			}
 			n.Log.Warn().Msg("Errors trying to shut down the server. Exit anyway since the force flag is set.")

@@ -101,6 +101,9 @@ func main() {
 			}
 			return
 		case err := <-done:
+			// The server stops first when SHUTDOWN stops the node: let that
+			// stop finish (it returns at once when nothing is stopping).
+			n.Stop()
 			if err != nil {
 				n.Log.Error().Err(err).Msg("server stopped")
 				pprof.StopCPUProfile()

@@ -107,7 +107,7 @@ func TestShutdownAbort(t *testing.T) {
 	t.Parallel()
 	pp, rp := freePorts(t, 1), freePorts(t, 1)
 	p := launch(t, slotdBinary(t), pp, t.TempDir(), []string{"--port", strconv.Itoa(pp), "--bind", "127.0.0.1", "--save", "",
-		"--shutdown-timeout", "10", "--loglevel", "warning"})
+		"--shutdown-timeout", "10", "--loglevel", "notice"})
 	r := launch(t, slotdBinary(t), rp, t.TempDir(), []string{"--port", strconv.Itoa(rp), "--bind", "127.0.0.1", "--save", "",
 		"--replicaof", "127.0.0.1", strconv.Itoa(pp), "--loglevel", "warning"})
 	pc := p.client(2)
@@ -124,22 +124,32 @@ func TestShutdownAbort(t *testing.T) {
 	require.NoError(t, r.cmd.Process.Signal(syscall.SIGSTOP))
 	defer func() { _ = r.cmd.Process.Signal(syscall.SIGCONT) }()
 	require.NoError(t, pc.Set(bg, "k", "v", 0).Err())
-	shut := make(chan error, 1)
-	sc := redis.NewClient(&redis.Options{Addr: p.addr(), ReadTimeout: 20 * time.Second, MaxRetries: -1})
-	defer sc.Close()
-	go func() { shut <- sc.Do(bg, "shutdown").Err() }()
+	// Two SHUTDOWNs: both wait on the same sequence (blocked clients).
+	shut := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		sc := redis.NewClient(&redis.Options{Addr: p.addr(), ReadTimeout: 20 * time.Second, MaxRetries: -1})
+		defer sc.Close()
+		go func() { shut <- sc.Do(bg, "shutdown").Err() }()
+	}
 	eventually(t, 5*time.Second, func() bool { return strings.Contains(p.output(), "Waiting for replicas before shutting down") },
 		"the shutdown waits for the replica")
+	eventually(t, 5*time.Second, func() bool { return infoMap(pc, "clients")["blocked_clients"] == "2" },
+		"both SHUTDOWN callers blocked")
+	ms, err := strconv.Atoi(infoMap(pc, "server")["shutdown_in_milliseconds"])
+	require.NoError(t, err, "INFO server shutdown_in_milliseconds")
+	assert.Greater(t, ms, 0)
 	// Writes are paused meanwhile.
 	wc := redis.NewClient(&redis.Options{Addr: p.addr(), ReadTimeout: 300 * time.Millisecond, MaxRetries: -1})
 	defer wc.Close()
 	assert.Error(t, wc.Set(bg, "during", "x", 0).Err(), "a write during the wait is held")
 	require.NoError(t, pc.Do(bg, "shutdown", "abort").Err())
-	select {
-	case err := <-shut:
-		assert.EqualError(t, err, "ERR Errors trying to SHUTDOWN. Check logs.")
-	case <-time.After(5 * time.Second):
-		t.Fatal("the aborted SHUTDOWN got no reply")
+	for i := 0; i < 2; i++ {
+		select {
+		case err := <-shut:
+			assert.EqualError(t, err, "ERR Errors trying to SHUTDOWN. Check logs.")
+		case <-time.After(5 * time.Second):
+			t.Fatal("an aborted SHUTDOWN got no reply")
+		}
 	}
 	require.NoError(t, pc.Set(bg, "after", "x", 0).Err(), "writes resume")
 	assert.Contains(t, p.output(), "Shutdown manually aborted.")
