@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,8 +58,8 @@ func TestStoreSaveFailureKeepsOldFile(t *testing.T) {
 		_ = f.Close()
 		t.Skip("running with privileges that ignore directory permissions")
 	}
-	// A new configEpoch needs the atomic replacement, which fails here.
-	require.Error(t, s.save(nodesConf(2, 0, "0-100")))
+	// A new id needs the atomic replacement, which fails here.
+	require.Error(t, s.save(strings.Replace(nodesConf(1, 0, "0-100"), "e90f7430", "aaaaaaaa", 1)))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, nodesConf(1, 0, "0-100"), string(got))
@@ -72,8 +73,9 @@ func nodesConf(epoch, vote int, slots string) string {
 		"vars currentEpoch 9 lastVoteEpoch %d\n", epoch, slots, vote)
 }
 
-// TestStoreSaveTiers: a change of the node's own configEpoch or vote
-// replaces the file (new inode), anything else is written in place.
+// TestStoreSaveTiers: a change of the node's own id replaces the file (new
+// inode); anything else, its own epochs and votes included, is written in
+// place (and fsync'd), as Redis 7.0 does.
 func TestStoreSaveTiers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nodes.conf")
 	s, err := openStore(path)
@@ -91,9 +93,10 @@ func TestStoreSaveTiers(t *testing.T) {
 		{nodesConf(1, 0, "0-100"), true}, // first save
 		{nodesConf(1, 0, "0-100 200"), false},
 		{nodesConf(1, 0, "0"), false}, // shorter: padding truncated
-		{nodesConf(2, 0, "0"), true},  // own configEpoch
-		{nodesConf(2, 3, "0"), true},  // vote
+		{nodesConf(2, 0, "0"), false}, // own configEpoch
+		{nodesConf(2, 3, "0"), false}, // vote
 		{nodesConf(2, 3, "0-16383"), false},
+		{strings.Replace(nodesConf(2, 3, "0"), "e90f7430", "bbbbbbbb", 1), true}, // new id
 	}
 	prev := inode()
 	for i, st := range steps {
@@ -110,7 +113,7 @@ func TestStoreSaveTiers(t *testing.T) {
 }
 
 func TestDurableMark(t *testing.T) {
-	assert.Equal(t, "e90f74301a5c59ada58a1357a8df3cc2d3f8c5d7 4 2", durableMark(nodesConf(4, 2, "1")))
-	assert.Equal(t, durableMark(nodesConf(4, 2, "1")), durableMark(nodesConf(4, 2, "1-5000")+"\n\n"))
-	assert.Equal(t, "  ", durableMark(""))
+	assert.Equal(t, "e90f74301a5c59ada58a1357a8df3cc2d3f8c5d7", durableMark(nodesConf(4, 2, "1")))
+	assert.Equal(t, durableMark(nodesConf(4, 2, "1")), durableMark(nodesConf(5, 3, "1-5000")+"\n\n"))
+	assert.Equal(t, "", durableMark(""))
 }
