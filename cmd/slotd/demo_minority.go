@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/faults"
+	"github.com/slotd/slotd/cmd/slotd/faults"
 	"github.com/slotd/slotd/netio/resp"
 )
 

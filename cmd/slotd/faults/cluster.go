@@ -17,11 +17,12 @@ import (
 )
 
 // Ports inside every namespace, and the proxy's on the host address: node
-// i's client port is ClientBase+i there, its bus port ClientBase+i+10000.
+// i's client port is ClientBase+i there, its bus port ClientBase+i+10000 (clear
+// of the ports Redis's test suites use: 21111+, 30000+, 40000+, 45000+).
 const (
 	NodePort   = 7000
 	NodeBus    = 17000
-	ClientBase = 20000
+	ClientBase = 33000
 )
 
 // Cluster is one server process per namespace behind the proxy.

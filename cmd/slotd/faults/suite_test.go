@@ -49,7 +49,7 @@ func slotdBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "slotd")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../cmd/slotd").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
