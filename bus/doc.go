@@ -21,12 +21,15 @@
 //     return errors carrying Redis 7.0's exact reply text.
 //
 // Outputs are the pending [Effects], drained with [State.TakeEffects] after
-// each step and carried out in field order: Save (rewrite nodes.conf and
-// fsync) before anything else — in particular before any frame announcing a
-// new epoch or slot configuration goes out — then Publish (swap in
-// [State.Table], the routing snapshot of the event loops), Dial, Send,
-// Close, and the role changes (Replicate, DropSlots, Promote), then the
-// write pause (PauseWrites, UnpauseWrites).
+// each step and carried out by [Apply] through the owner's [Executor] (the
+// cluster actor's, the simulation's), in one order: Save (rewrite nodes.conf,
+// fsync'd for the node's own epochs and votes) before anything else — in
+// particular before any frame announcing a new epoch, a vote or a slot
+// claim goes out — then the log, Promote, Publish (swap in [State.Table],
+// the routing snapshot of the event loops), Dial, Send, Close, Deliver,
+// DropSlots, Replicate, the write pause (UnpauseWrites, PauseWrites,
+// AwaitOffset), and last the fsync of a save that did not need to be
+// durable first.
 //
 // The protocol follows the Redis Cluster specification and Redis 7.0's
 // cluster.c: MEET/PING/PONG with gossip sections, the handshake with a

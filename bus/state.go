@@ -110,9 +110,10 @@ func DeriveAnnounce(port, clusterPort, announcePort, announceBusPort int, announ
 }
 
 // Effects are the pending side effects of the steps taken since the last
-// TakeEffects. The owner carries them out in field order: Save first (before
-// any reply or frame of the step goes out), then Publish, Dial, Send (each
-// link's frames in slice order), Close, and the role changes.
+// TakeEffects. The owner carries them out with Apply, in the order Apply
+// documents: Save first (before any reply or frame of the step goes out),
+// the log, Promote, Publish, Dial, Send (each link's frames in slice
+// order), Close, then the data and replication changes.
 type Effects struct {
 	// Save: nodes.conf must be rewritten before any reply to the step that
 	// caused it, and any frame below, goes out. With Sync the new file must

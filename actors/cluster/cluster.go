@@ -13,10 +13,11 @@
 // per link (package peer), and a 100 ms ticker (State.Tick, Redis's
 // clusterCron). Every message — a CLUSTER command, a tick, a frame, a link
 // event — is one step of the deterministic state machine; after each step
-// the actor drains State.TakeEffects and carries them out in order: save
-// nodes.conf, publish the routing table, dial links, send frames, close
-// links (after flushing what was queued on them). A CLUSTER command's reply
-// goes out after that.
+// the actor drains State.TakeEffects and carries them out with bus.Apply
+// (apply.go), in the order it defines: save nodes.conf, log, publish the
+// routing table, dial links, send frames, close links (after flushing what
+// was queued on them), then the data and replication changes. A CLUSTER
+// command's reply goes out after that.
 //
 // The actor runs on protoactor-go's default dispatcher (its own goroutine),
 // not the synchronized one of the shard actors: it does disk I/O (fsync'd
@@ -466,142 +467,12 @@ func (a *clusterActor) load() error {
 	return nil
 }
 
-// apply carries out the pending effects in order: save nodes.conf, publish
-// the routing table, dial, send, close (a closed link first flushes the
-// frames queued before), drop lost slots' keys, and note a role change.
-// When nodes.conf cannot be written nothing else is done: the node must not
-// act on a configuration (an epoch, a vote) it could lose.
-func (a *clusterActor) apply(ctx actor.Context) error {
-	fx := a.st.TakeEffects()
-	if id := a.st.MyID(); id != *a.myID.Load() { // CLUSTER RESET HARD
-		a.myID.Store(&id)
-	}
-	// A save of what the node learned is written now and fsync'd once the
-	// step's effects are carried out (Effects.Save): a failover's old
-	// primary lifts its write pause without waiting for the disk.
-	syncLater := false
-	if fx.Save {
-		save := a.store.save
-		if a.lazySave || !fx.Sync {
-			save = a.store.saveNoSync
-			syncLater = !a.lazySave
-		}
-		if err := save(a.st.Config()); err != nil {
-			return err
-		}
-	}
-	a.lazySave = false
-	if syncLater {
-		defer func() {
-			if err := a.store.sync(); err != nil {
-				a.log.Error().Err(err).Msg("Fatal: can't fsync the cluster config file")
-			}
-		}()
-	}
-	for _, line := range fx.Log {
-		a.log.Warn().Msg(line)
-	}
-	if fx.Promote && a.repl != nil {
-		a.promoting = true
-	}
-	if fx.Publish {
-		if a.promoting {
-			a.heldTable = true
-		} else {
-			a.publish()
-		}
-	}
-	for _, d := range fx.Dial {
-		a.links[d.Link] = peer.Spawn(ctx, a.peerOptions(ctx, d.Link, nil, d.Addr))
-	}
-	for _, snd := range fx.Send {
-		if h := a.links[snd.Link]; h != nil {
-			ctx.Send(h.PID, &peer.Write{Frame: snd.Frame})
-		}
-	}
-	for _, id := range fx.Close {
-		if h := a.links[id]; h != nil {
-			delete(a.links, id)
-			ctx.Send(h.PID, peer.Close{})
-		}
-	}
-	if a.deliver != nil {
-		for _, d := range fx.Deliver {
-			a.deliver(d)
-		}
-	}
-	if len(fx.DropSlots) > 0 && a.dropSlots != nil {
-		a.log.Warn().Ints("slots", fx.DropSlots).Msg("Deleting the keys of slots this node no longer serves")
-		a.dropSlots(fx.DropSlots)
-	}
-	if fx.Replicate != a.replicate {
-		a.replicate = fx.Replicate
-		if fx.Replicate != "" {
-			a.log.Warn().Str("master", fx.Replicate).Msg("Configuration change detected. Reconfiguring myself as a replica")
-		}
-	}
-	a.roleEffects(ctx, fx)
-	a.checkHandOff()
-	if a.onLease != nil {
-		if l := a.st.WriteLease(); l != a.lease {
-			a.lease = l
-			a.onLease(l)
-		}
-	}
-	return nil
-}
-
 // publish swaps in the current routing table.
 func (a *clusterActor) publish() {
 	t := a.st.Table()
 	a.table.Publish(t)
 	if a.onTable != nil {
 		a.onTable(t)
-	}
-}
-
-// roleEffects carries out the replication side of a step: the manual
-// failover's write pause, and following whichever primary the state says
-// myself replicates (or none: promotion). The role is reconciled after
-// every step, so a restart as a replica, a Replicate effect, CLUSTER
-// REPLICATE and a primary that changed its address are all one case.
-func (a *clusterActor) roleEffects(ctx actor.Context, fx bus.Effects) {
-	if a.repl == nil {
-		return
-	}
-	if fx.UnpauseWrites {
-		a.repl.UnpauseWrites()
-	}
-	self, root := ctx.Self(), ctx.ActorSystem().Root
-	if fx.PauseWrites != 0 {
-		a.repl.PauseWrites(time.UnixMilli(fx.PauseWrites), func(off int64) {
-			root.Send(self, writesPaused{offset: off})
-		})
-	}
-	if fx.AwaitOffset != 0 {
-		until := time.Now().Add(bus.MFTimeout * time.Millisecond)
-		a.repl.WhenApplied(int64(fx.AwaitOffset), until, func(off int64) {
-			root.Send(self, replApplied{offset: off})
-		})
-	}
-	me := a.st.Myself()
-	if me.IsMaster() {
-		if a.following != "" || fx.Promote {
-			a.log.Warn().Msg("Promoted to primary: stop replicating and serve the slots")
-			a.following = ""
-			a.promoting = true
-			a.repl.Promote(func() { root.Send(self, promoted{}) })
-		}
-		return
-	}
-	m, ok := a.st.Lookup(me.MasterID)
-	if !ok || m.IP == "" || m.Port == 0 {
-		return
-	}
-	if addr := net.JoinHostPort(m.IP, strconv.Itoa(m.Port)); addr != a.following {
-		a.following = addr
-		a.log.Info().Str("master", m.ID).Str("addr", addr).Msg("Following primary")
-		a.repl.Follow(m.IP, m.Port)
 	}
 }
 

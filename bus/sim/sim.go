@@ -388,93 +388,119 @@ func (n *Net) save(nd *Node) {
 	nd.savedLVE = nd.State.LastVoteEpoch()
 }
 
-// apply carries out the effects of nd's last step, checking invariants.
+// apply carries out the effects of nd's last step with bus.Apply, as the
+// cluster actor does, checking invariants.
 func (n *Net) apply(nd *Node) {
 	st := nd.State
 	fx := st.TakeEffects()
 	nd.steps++
-	if fx.Save {
-		n.save(nd)
-		if fx.Sync {
-			nd.syncedLVE, nd.syncedCfg = st.LastVoteEpoch(), st.Myself().ConfigEpoch
-		}
-	} else if n.cfg.CheckSave {
-		if st.ConfigDigest() != nd.digest {
-			n.fail(nd, "config changed without Save:\nsaved:\n%s\nnow:\n%s", nd.Saved, st.Config())
-		}
+	if !fx.Save && n.cfg.CheckSave && st.ConfigDigest() != nd.digest {
+		n.fail(nd, "config changed without Save:\nsaved:\n%s\nnow:\n%s", nd.Saved, st.Config())
 	}
 	if nd.steps%200 == 0 {
 		if err := st.Verify(); err != nil {
 			n.fail(nd, "verify: %v", err)
 		}
 	}
-	nd.DropSlots = append(nd.DropSlots, fx.DropSlots...)
-	if fx.Replicate != "" {
-		nd.Replicate = append(nd.Replicate, fx.Replicate)
-		n.trace("node %d replicates %s", nd.Index, fx.Replicate[:8])
-	}
-	if fx.Promote {
-		nd.Promotions++
-		nd.PromotedAt = append(nd.PromotedAt, n.now)
-		n.trace("node %d promoted, epoch %d", nd.Index, st.Myself().ConfigEpoch)
-	}
-	if fx.PauseWrites != 0 {
-		nd.Pauses = append(nd.Pauses, fx.PauseWrites)
-		nd.PausedAt = append(nd.PausedAt, n.now)
-		// Writes stop at once in the simulation, and the shell confirms
-		// right after this step: the offset is final.
-		inc := nd.inc
-		n.at(n.now, func() {
-			if nd.Up && nd.inc == inc {
-				nd.State.WritesPaused(n.now, nd.State.ReplOffset())
-				n.apply(nd)
-			}
-		})
-	}
-	if fx.AwaitOffset != 0 {
-		nd.Awaits = append(nd.Awaits, fx.AwaitOffset)
-	}
-	for _, line := range fx.Log {
-		n.trace("node %d log: %s", nd.Index, line)
-	}
-	if fx.UnpauseWrites {
-		nd.Unpauses = append(nd.Unpauses, n.now)
-	}
+	_ = bus.Apply(fx, executor{n: n, nd: nd}) // a simulated save never fails
 	if fx.Replicate != "" || fx.Promote {
 		n.replLinks()
 	}
 	if n.cfg.CheckClaims && (fx.Publish || fx.Save) {
 		n.checkClaims(nd)
 	}
-	for _, d := range fx.Dial {
-		n.dial(nd, d)
+}
+
+// executor is the simulation's bus.Executor for one step of node nd: it
+// records the effects on the node and checks the frames against what was
+// saved before them.
+type executor struct {
+	n  *Net
+	nd *Node
+}
+
+func (x executor) SaveConfig(durable bool) error {
+	x.n.save(x.nd)
+	if durable {
+		x.nd.syncedLVE, x.nd.syncedCfg = x.nd.State.LastVoteEpoch(), x.nd.State.Myself().ConfigEpoch
 	}
-	for _, s := range fx.Send {
-		h := s.Frame.GetHeader()
-		if h.GetCurrentEpoch() > nd.savedCE {
-			n.fail(nd, "frame announces currentEpoch %d, saved %d", h.GetCurrentEpoch(), nd.savedCE)
-		}
-		if h.GetSender() != st.MyID() {
-			n.fail(nd, "frame from %s", h.GetSender())
-		}
-		if me := st.Myself(); me.IsMaster() && h.GetConfigEpoch() > nd.syncedCfg {
-			n.fail(nd, "frame claims configEpoch %d, durable %d", h.GetConfigEpoch(), nd.syncedCfg)
-		}
-		if h.GetType() == busv1.Type_TYPE_FAILOVER_AUTH_ACK {
-			n.checkVote(nd, s)
-		}
-		n.send(nd, s)
+	return nil
+}
+
+// SyncConfig: a save that was not durable stays so for the checks (a
+// crash keeps the text: Restart loads Saved).
+func (x executor) SyncConfig() {}
+
+func (x executor) Log(line string) { x.n.trace("node %d log: %s", x.nd.Index, line) }
+
+func (x executor) Promote() {
+	x.nd.Promotions++
+	x.nd.PromotedAt = append(x.nd.PromotedAt, x.n.now)
+	x.n.trace("node %d promoted, epoch %d", x.nd.Index, x.nd.State.Myself().ConfigEpoch)
+}
+
+// Publish: the simulation has no event loops to hand the table to.
+func (x executor) Publish() {}
+
+func (x executor) Dial(d bus.Dial) { x.n.dial(x.nd, d) }
+
+func (x executor) Send(s bus.Send) {
+	n, nd, st := x.n, x.nd, x.nd.State
+	h := s.Frame.GetHeader()
+	if h.GetCurrentEpoch() > nd.savedCE {
+		n.fail(nd, "frame announces currentEpoch %d, saved %d", h.GetCurrentEpoch(), nd.savedCE)
 	}
-	for _, l := range fx.Close {
-		n.trace("%d closes link %d", nd.Index, l)
-		delete(nd.dials, l)
-		if e := nd.ends[l]; e != nil {
-			delete(nd.ends, l)
-			e.open = false
-			n.fin(e)
-		}
+	if h.GetSender() != st.MyID() {
+		n.fail(nd, "frame from %s", h.GetSender())
+	}
+	if me := st.Myself(); me.IsMaster() && h.GetConfigEpoch() > nd.syncedCfg {
+		n.fail(nd, "frame claims configEpoch %d, durable %d", h.GetConfigEpoch(), nd.syncedCfg)
+	}
+	if h.GetType() == busv1.Type_TYPE_FAILOVER_AUTH_ACK {
+		n.checkVote(nd, s)
+	}
+	n.send(nd, s)
+}
+
+func (x executor) Close(l bus.LinkID) {
+	n, nd := x.n, x.nd
+	n.trace("%d closes link %d", nd.Index, l)
+	delete(nd.dials, l)
+	if e := nd.ends[l]; e != nil {
+		delete(nd.ends, l)
+		e.open = false
+		n.fin(e)
 	}
 }
+
+// Deliver: the simulation has no local subscribers.
+func (x executor) Deliver(bus.Delivery) {}
+
+func (x executor) DropSlots(slots []int) { x.nd.DropSlots = append(x.nd.DropSlots, slots...) }
+
+func (x executor) Replicate(primary string) {
+	x.nd.Replicate = append(x.nd.Replicate, primary)
+	x.n.trace("node %d replicates %s", x.nd.Index, primary[:8])
+}
+
+func (x executor) UnpauseWrites() { x.nd.Unpauses = append(x.nd.Unpauses, x.n.now) }
+
+// PauseWrites: writes stop at once in the simulation, and the shell
+// confirms right after this step: the offset is final.
+func (x executor) PauseWrites(untilMs int64) {
+	n, nd := x.n, x.nd
+	nd.Pauses = append(nd.Pauses, untilMs)
+	nd.PausedAt = append(nd.PausedAt, n.now)
+	inc := nd.inc
+	n.at(n.now, func() {
+		if nd.Up && nd.inc == inc {
+			nd.State.WritesPaused(n.now, nd.State.ReplOffset())
+			n.apply(nd)
+		}
+	})
+}
+
+func (x executor) AwaitOffset(offset uint64) { x.nd.Awaits = append(x.nd.Awaits, offset) }
 
 // listener is the up node listening at addr, if any.
 func (n *Net) listener(addr string) *Node {
