@@ -164,7 +164,7 @@ func Start(o Options) (*Cluster, error) {
 	a := &clusterActor{cfg: cfg, log: o.Log.With().Str("actor", "cluster").Logger(), store: st, table: o.Table,
 		dbEmpty: o.DBEmpty, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
 		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl, onLease: o.Lease,
-		links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
+		subs: actorSubcommands(), links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
 	if err := a.load(); err != nil {
 		st.close()
 		return nil, err
@@ -335,6 +335,8 @@ type clusterActor struct {
 	// onLease and lease: the write lease last handed to the event loops.
 	onLease func(int64)
 	lease   int64
+	// subs are the CLUSTER subcommands the actor serves, by name.
+	subs map[string]func(a *clusterActor, w *resp.Writer, args [][]byte)
 }
 
 // Receive implements actor.Actor. Every message is one step of the state
@@ -544,65 +546,6 @@ func (a *clusterActor) serve(ctx actor.Context, r *request) {
 		a.log.Error().Err(err).Msg("can't update cluster config file")
 		w.B = w.B[:mark]
 		w.Error("ERR Fatal: can't update cluster config file.")
-	}
-}
-
-func (a *clusterActor) exec(w *resp.Writer, args [][]byte) {
-	st := a.st
-	sub := strings.ToLower(string(args[1]))
-	var err error
-	switch sub {
-	case "myid":
-		w.BulkString(st.MyID())
-	case "myshardid":
-		w.BulkString(st.MyShardID())
-	case "info":
-		w.Verbatim(a.info())
-	case "nodes":
-		w.Verbatim(st.Nodes())
-	case "slots":
-		writeSlots(w, st.Slots())
-	case "shards":
-		var off int64
-		if a.repl != nil {
-			off = a.repl.Offset()
-		}
-		writeShards(w, st.Shards(off))
-	case "addslots":
-		err = st.AddSlots(args[2:])
-	case "addslotsrange":
-		err = st.AddSlotsRange(args[2:])
-	case "delslots":
-		err = st.DelSlots(args[2:])
-	case "delslotsrange":
-		err = st.DelSlotsRange(args[2:])
-	case "flushslots":
-		err = st.FlushSlots(a.dbEmpty == nil || a.dbEmpty())
-	case "setslot":
-		a.execSetSlot(w, args)
-		return
-	case "replicate":
-		err = st.Replicate(time.Now().UnixMilli(), string(args[2]), a.dbEmpty == nil || a.dbEmpty())
-	case "failover":
-		var mode bus.FailoverMode
-		if mode, err = bus.ParseFailover(string(args[1]), args[2:]); err == nil {
-			err = st.Failover(time.Now().UnixMilli(), mode)
-		}
-	case "meet", "forget", "reset", "saveconfig", "set-config-epoch", "bumpepoch", "count-failure-reports",
-		"links", "replicas", "slaves":
-		a.execBus(w, sub, args)
-		return
-	default:
-		w.Error("ERR unknown subcommand '" + string(args[1]) + "'. Try CLUSTER HELP.")
-		return
-	}
-	switch sub {
-	case "addslots", "addslotsrange", "delslots", "delslotsrange", "flushslots", "replicate", "failover":
-		if err != nil {
-			w.Error(err.Error())
-		} else {
-			w.OK()
-		}
 	}
 }
 

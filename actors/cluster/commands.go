@@ -26,96 +26,121 @@ func subcommandSyntax(sub []byte) string {
 	return "ERR unknown subcommand or wrong number of arguments for '" + s + "'. Try CLUSTER HELP."
 }
 
-// execBus serves the subcommands that drive the cluster bus: membership
-// (MEET, FORGET, RESET), epochs, and the link and replica views.
-func (a *clusterActor) execBus(w *resp.Writer, sub string, args [][]byte) {
-	st := a.st
-	now := time.Now().UnixMilli()
-	reply := func(err error) {
-		if err != nil {
-			w.Error(err.Error())
-			return
-		}
-		w.OK()
+// The subcommands the actor serves (subcommands.go has the table).
+
+// meet is CLUSTER MEET ip port [cport]: the handshake runs in the
+// background; the reply is +OK at once unless the address is unusable.
+func (a *clusterActor) meet(w *resp.Writer, args [][]byte) {
+	if len(args) != 4 && len(args) != 5 {
+		w.Error(subcommandSyntax(args[1]))
+		return
 	}
-	switch sub {
-	case "meet":
-		// CLUSTER MEET ip port [cport]: the handshake runs in the
-		// background; the reply is +OK at once unless the address is
-		// unusable.
-		if len(args) != 4 && len(args) != 5 {
-			w.Error(subcommandSyntax(args[1]))
-			return
-		}
-		port, ok := resp.ParseInt(args[3])
-		if !ok {
-			w.Error("ERR Invalid TCP base port specified: " + string(args[3]))
-			return
-		}
-		cport := port + bus.PortIncr
-		if len(args) == 5 {
-			if cport, ok = resp.ParseInt(args[4]); !ok {
-				w.Error("ERR Invalid TCP bus port specified: " + string(args[4]))
-				return
-			}
-		}
-		ip := string(args[2])
-		if port <= 0 || port > 65535 || cport <= 0 || cport > 65535 || net.ParseIP(ip) == nil {
-			w.Error("ERR Invalid node address specified: " + ip + ":" + string(args[3]))
-			return
-		}
-		reply(st.Meet(now, ip, int(port), int(cport)))
-	case "forget":
-		reply(st.Forget(now, string(args[2])))
-	case "reset":
-		if len(args) > 3 {
-			w.Error(subcommandSyntax(args[1]))
-			return
-		}
-		hard := false
-		if len(args) == 3 {
-			switch strings.ToLower(string(args[2])) {
-			case "hard":
-				hard = true
-			case "soft":
-			default:
-				w.Error(errSyntax)
-				return
-			}
-		}
-		reply(st.Reset(now, hard, a.dbEmpty == nil || a.dbEmpty()))
-	case "saveconfig":
-		if err := a.store.save(st.Config()); err != nil {
-			w.Error("ERR error saving the cluster node config: " + err.Error())
-			return
-		}
-		w.OK()
-	case "set-config-epoch":
-		epoch, err := bus.ParseConfigEpoch(args[2])
-		if err != nil {
-			w.Error(err.Error())
-			return
-		}
-		reply(st.SetConfigEpoch(epoch))
-	case "bumpepoch":
-		bumped, epoch := st.BumpEpoch()
-		word := "STILL "
-		if bumped {
-			word = "BUMPED "
-		}
-		w.Simple(word + strconv.FormatUint(epoch, 10))
-	case "count-failure-reports":
-		n, err := st.CountFailureReports(string(args[2]))
-		if err != nil {
-			w.Error(err.Error())
-			return
-		}
-		w.Int(int64(n))
-	case "links":
-		a.writeLinks(w, now)
-	case "replicas", "slaves":
-		a.writeReplicas(w, string(args[2]))
+	port, ok := resp.ParseInt(args[3])
+	if !ok {
+		w.Error("ERR Invalid TCP base port specified: " + string(args[3]))
+		return
 	}
+	cport := port + bus.PortIncr
+	if len(args) == 5 {
+		if cport, ok = resp.ParseInt(args[4]); !ok {
+			w.Error("ERR Invalid TCP bus port specified: " + string(args[4]))
+			return
+		}
+	}
+	ip := string(args[2])
+	if port <= 0 || port > 65535 || cport <= 0 || cport > 65535 || net.ParseIP(ip) == nil {
+		w.Error("ERR Invalid node address specified: " + ip + ":" + string(args[3]))
+		return
+	}
+	reply(w, a.st.Meet(time.Now().UnixMilli(), ip, int(port), int(cport)))
+}
+
+func (a *clusterActor) forget(w *resp.Writer, args [][]byte) {
+	reply(w, a.st.Forget(time.Now().UnixMilli(), string(args[2])))
+}
+
+// reset is CLUSTER RESET [HARD|SOFT].
+func (a *clusterActor) reset(w *resp.Writer, args [][]byte) {
+	if len(args) > 3 {
+		w.Error(subcommandSyntax(args[1]))
+		return
+	}
+	hard := false
+	if len(args) == 3 {
+		switch strings.ToLower(string(args[2])) {
+		case "hard":
+			hard = true
+		case "soft":
+		default:
+			w.Error(errSyntax)
+			return
+		}
+	}
+	reply(w, a.st.Reset(time.Now().UnixMilli(), hard, a.dbIsEmpty()))
+}
+
+func (a *clusterActor) flushSlots(w *resp.Writer, _ [][]byte) {
+	reply(w, a.st.FlushSlots(a.dbIsEmpty()))
+}
+
+func (a *clusterActor) replicateTo(w *resp.Writer, args [][]byte) {
+	reply(w, a.st.Replicate(time.Now().UnixMilli(), string(args[2]), a.dbIsEmpty()))
+}
+
+// failover is CLUSTER FAILOVER [FORCE|TAKEOVER].
+func (a *clusterActor) failover(w *resp.Writer, args [][]byte) {
+	mode, err := bus.ParseFailover(string(args[1]), args[2:])
+	if err == nil {
+		err = a.st.Failover(time.Now().UnixMilli(), mode)
+	}
+	reply(w, err)
+}
+
+// dbIsEmpty reports whether the node holds no keys (unknown: empty).
+func (a *clusterActor) dbIsEmpty() bool { return a.dbEmpty == nil || a.dbEmpty() }
+
+func (a *clusterActor) saveConfig(w *resp.Writer, _ [][]byte) {
+	if err := a.store.save(a.st.Config()); err != nil {
+		w.Error("ERR error saving the cluster node config: " + err.Error())
+		return
+	}
+	w.OK()
+}
+
+func (a *clusterActor) setConfigEpoch(w *resp.Writer, args [][]byte) {
+	epoch, err := bus.ParseConfigEpoch(args[2])
+	if err != nil {
+		w.Error(err.Error())
+		return
+	}
+	reply(w, a.st.SetConfigEpoch(epoch))
+}
+
+func (a *clusterActor) bumpEpoch(w *resp.Writer, _ [][]byte) {
+	bumped, epoch := a.st.BumpEpoch()
+	word := "STILL "
+	if bumped {
+		word = "BUMPED "
+	}
+	w.Simple(word + strconv.FormatUint(epoch, 10))
+}
+
+func (a *clusterActor) countFailureReports(w *resp.Writer, args [][]byte) {
+	n, err := a.st.CountFailureReports(string(args[2]))
+	if err != nil {
+		w.Error(err.Error())
+		return
+	}
+	w.Int(int64(n))
+}
+
+// shards is CLUSTER SHARDS, with this node's replication offset.
+func (a *clusterActor) shards(w *resp.Writer, _ [][]byte) {
+	var off int64
+	if a.repl != nil {
+		off = a.repl.Offset()
+	}
+	writeShards(w, a.st.Shards(off))
 }
 
 // writeLinks encodes CLUSTER LINKS: one map per link with direction, node,
@@ -153,10 +178,10 @@ func (a *clusterActor) writeLinks(w *resp.Writer, now int64) {
 	}
 }
 
-// writeReplicas encodes CLUSTER REPLICAS id: the CLUSTER NODES line (without
-// its newline) of every replica of master id.
-func (a *clusterActor) writeReplicas(w *resp.Writer, id string) {
-	lines, err := a.st.Replicas(id)
+// replicas is CLUSTER REPLICAS (and SLAVES) id: the CLUSTER NODES line
+// (without its newline) of every replica of master id.
+func (a *clusterActor) replicas(w *resp.Writer, args [][]byte) {
+	lines, err := a.st.Replicas(string(args[2]))
 	if err != nil {
 		w.Error(err.Error())
 		return

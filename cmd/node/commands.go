@@ -1,6 +1,7 @@
 package node
 
 import (
+	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/hashcmd"
 	"github.com/slotd/slotd/actors/engine/hllcmd"
@@ -17,11 +18,13 @@ import (
 
 // RegisterCommands fills the command table with every command a node
 // serves, in this order: netio's loop commands first (they own the CLUSTER
-// and DEBUG containers that others add subcommands to), then the engine's
+// and DEBUG containers that others add subcommands to), the cluster
+// actor's CLUSTER subcommands (one table: actors/cluster), then the engine's
 // shard commands, one package per concern, then SCRIPT and FUNCTION. Start
 // calls it; calling it again does nothing.
 func RegisterCommands() {
 	netio.Register()
+	cluster.Register(netio.AddClusterSubcommand)
 	engine.Register()
 	strcmd.Register()
 	hllcmd.Register()
