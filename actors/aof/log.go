@@ -210,7 +210,7 @@ func (l *shardLog) syncLoop() {
 			l.syncOnce(false)
 		case <-t.C:
 			if l.failing.Load() {
-				l.m.g.InTurn(l.id, "aof-retry", l.retry)
+				l.m.g.InTurn(l.id, retryLog{log: l})
 			}
 			if l.m.Policy() == policyEverysec {
 				l.syncOnce(false)

@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/actors/shard"
 	"github.com/slotd/slotd/slots"
 )
 
@@ -118,7 +119,7 @@ func (m *Manager) doRewrite() (err error) {
 	}
 	if err != nil {
 		if logs != nil {
-			m.eachLog(logs, (*shardLog).abortRewrite)
+			m.eachLog(logs, abortStep)
 		}
 		for _, e := range man.Files {
 			if !old.has(e.Name) {
@@ -128,7 +129,7 @@ func (m *Manager) doRewrite() (err error) {
 		return err
 	}
 	if logs != nil {
-		m.eachLog(logs, (*shardLog).finishRewrite)
+		m.eachLog(logs, finishStep)
 	}
 	m.mu.Lock()
 	m.man = man
@@ -143,18 +144,49 @@ func (m *Manager) doRewrite() (err error) {
 	return nil
 }
 
-// eachLog runs fn on every log in its shard's turn and waits.
-func (m *Manager) eachLog(logs []*shardLog, fn func(*shardLog)) {
+// eachLog runs the step step makes for every log in the log's shard's
+// turn and waits.
+func (m *Manager) eachLog(logs []*shardLog, step func(*shardLog, *sync.WaitGroup) shard.Turn) {
 	var wg sync.WaitGroup
 	for i, l := range logs {
 		wg.Add(1)
-		m.g.InTurn(i, "aof-log-step", func() {
-			fn(l)
-			wg.Done()
-		})
+		m.g.InTurn(i, step(l, &wg))
 	}
 	waitTimeout(&wg, 10*time.Second)
 }
+
+// The steps the AOF runs in a shard's turn (shard.InTurn): switching a
+// shard's log files must not run beside the shard's writes.
+type (
+	// beginRewrite makes the log append to incr (named name) too, from
+	// the shard's next write on; done is closed after.
+	beginRewrite struct {
+		log  *shardLog
+		incr *os.File
+		name string
+		done chan struct{}
+	}
+	// finishRewrite makes the rewrite's incr file the log's only file.
+	finishRewrite struct {
+		log *shardLog
+		wg  *sync.WaitGroup
+	}
+	// abortRewrite drops the rewrite's incr file.
+	abortRewrite struct {
+		log *shardLog
+		wg  *sync.WaitGroup
+	}
+	// retryLog retries the log's failed writes.
+	retryLog struct{ log *shardLog }
+)
+
+func (s beginRewrite) RunInTurn()  { s.log.beginRewrite(s.incr, s.name); close(s.done) }
+func (s finishRewrite) RunInTurn() { s.log.finishRewrite(); s.wg.Done() }
+func (s abortRewrite) RunInTurn()  { s.log.abortRewrite(); s.wg.Done() }
+func (s retryLog) RunInTurn()      { s.log.retry() }
+
+func finishStep(l *shardLog, wg *sync.WaitGroup) shard.Turn { return finishRewrite{log: l, wg: wg} }
+func abortStep(l *shardLog, wg *sync.WaitGroup) shard.Turn  { return abortRewrite{log: l, wg: wg} }
 
 // rewriteShard writes shard i's new base (and opens its new incr file
 // when l is not nil) and returns the base's size.
@@ -173,10 +205,7 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog, rdbBase bool) (int
 			return 0, fmt.Errorf("opening the AOF incr file %s: %w", name, err)
 		}
 		done := make(chan struct{})
-		m.g.InTurn(i, "aof-begin-rewrite", func() {
-			l.beginRewrite(incr, name)
-			close(done)
-		})
+		m.g.InTurn(i, beginRewrite{log: l, incr: incr, name: name, done: done})
 		select {
 		case <-done:
 		case <-m.stop:

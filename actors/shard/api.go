@@ -116,10 +116,10 @@ func (g *Group) Unwatch(i int, ws *batch.WatchState) { g.Tell(i, Unwatch{WS: ws}
 // CancelBlocked drops b, parked in shard i, whose client went away.
 func (g *Group) CancelBlocked(i int, b *batch.Batch) { g.Tell(i, CancelBlocked{B: b}) }
 
-// InTurn runs fn in shard i's turn (what names it for traces), then done.
-func (g *Group) InTurn(i int, what string, fn func()) { g.Tell(i, InTurn{What: what, Fn: fn}) }
+// InTurn runs step in shard i's turn; traces name it by its type.
+func (g *Group) InTurn(i int, step Turn) { g.Tell(i, InTurn{Step: step}) }
 
-// Inspect runs fn with shard i's state in its turn (tests).
+// Inspect runs fn with shard i's state in its turn: a test-only hook.
 func (g *Group) Inspect(i int, fn func(*engine.Shard)) { g.Tell(i, Inspect{Fn: fn}) }
 
 // Populate is DEBUG POPULATE: count string keys prefix:N holding

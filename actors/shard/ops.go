@@ -5,6 +5,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/rdb"
+	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio/batch"
 )
 
@@ -91,17 +92,22 @@ type (
 		Now   int64
 		Reply func(engine.KeyCounts)
 	}
-	// Inspect runs Fn with the shard's state in its turn: tests look at
-	// or plant values through it.
+	// Inspect runs Fn with the shard's state in its turn: a test-only
+	// hook (tests look at or plant values through it), traced as
+	// "shard.Inspect".
 	Inspect struct{ Fn func(*engine.Shard) }
-	// InTurn runs Fn, code of another component that must not run beside
-	// the shard's steps (the AOF's file switches), in the shard's turn.
-	// What names it for traces.
-	InTurn struct {
-		What string
-		Fn   func()
-	}
+	// InTurn runs Step, a step of another component that must not run
+	// beside the shard's steps (the AOF's file switches), in the shard's
+	// turn. Traces name it by the step's type.
+	InTurn struct{ Step Turn }
 )
+
+// Turn is a step another component runs in a shard's turn (InTurn): a
+// named type carrying the data it needs, so that a trace says which.
+type Turn interface{ RunInTurn() }
+
+// TraceName is the step's name ("aof.beginRewrite").
+func (m InTurn) TraceName() string { return trace.Name(m.Step) }
 
 func (Barrier) run(*engine.Shard)            {}
 func (m AttachAOF) run(s *engine.Shard)      { s.AttachAOF(m.AOF) }
@@ -125,7 +131,7 @@ func (m DropSlotLogged) run(s *engine.Shard) { s.DropSlotLogged(m.Slot) }
 func (m Unwatch) run(s *engine.Shard)        { s.Unwatch(m.WS) }
 func (m CancelBlocked) run(s *engine.Shard)  { s.CancelBlocked(m.B) }
 func (m CountKeys) run(s *engine.Shard)      { m.Reply(s.CountKeys(m.Now)) }
-func (m InTurn) run(*engine.Shard)           { m.Fn() }
+func (m InTurn) run(*engine.Shard)           { m.Step.RunInTurn() }
 func (m Inspect) run(s *engine.Shard)        { m.Fn(s) }
 func (m then) run(s *engine.Shard)           { m.op.run(s); m.after() }
 
@@ -135,8 +141,9 @@ type then struct {
 	after func()
 }
 
-// Inner is the message then wraps, for traces.
-func (m then) Inner() any { return m.op }
+// TraceName is the name of the message then wraps: a trace says which
+// step ran, not that it had a callback.
+func (m then) TraceName() string { return trace.Name(m.op) }
 
 // Tell sends shard i a message (one of this package's message types).
 func (g *Group) Tell(i int, m op) { g.root.Send(g.actors[i].pid, m) }

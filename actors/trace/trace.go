@@ -172,9 +172,23 @@ func Middleware(kind, id string) actor.ReceiverMiddleware {
 	}
 }
 
+// Named is a message whose type alone does not say what it is: a wrapper
+// (a step with a completion callback) or a container of another
+// component's step run in an actor's turn. Traces print its TraceName.
+type Named interface{ TraceName() string }
+
+// Name is how traces name msg: its TraceName, else its type
+// ("package.Type", "*package.Type").
+func Name(msg any) string {
+	if n, ok := msg.(Named); ok {
+		return n.TraceName()
+	}
+	return fmt.Sprintf("%T", msg)
+}
+
 // record adds the trace of one handled message.
 func record(kind, id string, start time.Time, msg any, sender *actor.PID) {
-	r := Record{At: start, Kind: kind, ID: id, Message: fmt.Sprintf("%T", msg), Handling: time.Since(start)}
+	r := Record{At: start, Kind: kind, ID: id, Message: Name(msg), Handling: time.Since(start)}
 	if sender != nil {
 		r.Sender = sender.Id
 	}
