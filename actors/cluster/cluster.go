@@ -172,8 +172,7 @@ func Start(o Options) (*Cluster, error) {
 	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg,
 		startedAsReplica: a.st.Myself().Flags&bus.FlagSlave != 0}
 
-	props := actor.PropsFromProducer(func() actor.Actor { return a },
-		actor.WithReceiverMiddleware(trace.Middleware("cluster", "cluster")))
+	props := actor.PropsFromProducer(func() actor.Actor { return a }, trace.Props(o.System, "cluster", "cluster")...)
 	c.pid = o.System.Root.Spawn(props)
 	if len(o.BusAddrs) > 0 {
 		l, err := peer.Listen(o.BusAddrs, func(conn net.Conn) { c.root.Send(c.pid, accepted{conn: conn}) })
@@ -373,6 +372,9 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		for _, h := range a.links {
 			ctx.Send(h.PID, limit)
 		}
+	case snapshotReq:
+		m.reply <- a.snapshot(now)
+		return
 	case tick:
 		a.feedRepl()
 		a.st.Tick(now)

@@ -19,6 +19,7 @@ package peer
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -113,6 +114,11 @@ func (h *Handle) SendBuffer() (allocated, used int64) {
 	return h.queue.allocated.Load(), h.queue.used.Load()
 }
 
+// Bytes returns the bytes written to and read from the link's connection.
+func (h *Handle) Bytes() (sent, received int64) {
+	return h.queue.sent.Load(), h.queue.received.Load()
+}
+
 // Connected reports whether the link has a connection (outbound links
 // have none until the dial succeeds).
 func (h *Handle) Connected() bool { return h.queue.connected.Load() }
@@ -125,7 +131,7 @@ func Spawn(ctx actor.SpawnerContext, o Options) *Handle {
 	q := &queue{wake: make(chan struct{}, 1)}
 	p := &peerActor{o: o, q: q, log: o.Log.With().Str("actor", "peer").Uint64("link", uint64(o.Link)).Logger()}
 	props := actor.PropsFromProducer(func() actor.Actor { return p },
-		actor.WithReceiverMiddleware(trace.Middleware("peer", strconv.FormatUint(uint64(o.Link), 10))))
+		trace.Props(ctx.ActorSystem(), "peer", strconv.FormatUint(uint64(o.Link), 10))...)
 	return &Handle{PID: ctx.Spawn(props), queue: q}
 }
 
@@ -248,7 +254,7 @@ func (p *peerActor) startIO(conn net.Conn) {
 
 // read forwards every frame to the owner until the connection fails.
 func (p *peerActor) read(conn net.Conn) {
-	dec := bus.NewDecoder(conn, bus.MaxFrameSize)
+	dec := bus.NewDecoder(countingReader{conn, &p.q.received}, bus.MaxFrameSize)
 	for {
 		f, err := dec.Next()
 		if err != nil {
@@ -275,13 +281,26 @@ func (p *peerActor) write(conn net.Conn) {
 			c += int64(cap(b))
 		}
 		bufs := net.Buffers(batch)
-		_, err := bufs.WriteTo(conn)
+		wrote, err := bufs.WriteTo(conn)
+		p.q.sent.Add(wrote)
 		p.q.written(n, c)
 		if err != nil {
 			p.root.Send(p.self, ioFailed{err: err})
 			return
 		}
 	}
+}
+
+// countingReader counts the bytes read from a link's connection.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // queue is the send queue of a link, shared by the actor (push, close) and
@@ -295,6 +314,9 @@ type queue struct {
 	closing bool // close once the queue is empty
 	drained bool // the writer stopped on an empty closing queue
 	wake    chan struct{}
+
+	// sent and received count the bytes written and read (link metrics).
+	sent, received atomic.Int64
 
 	used      atomic.Int64 // queued + in-flight bytes
 	allocated atomic.Int64 // capacity of the queued buffers

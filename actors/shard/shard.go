@@ -118,13 +118,19 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 	})
 	g := &Group{Group: eg, root: system.Root, stop: make(chan struct{})}
 	g.base, g.cancelBase = context.WithCancel(context.Background())
+	meter := trace.MeterOf(system)
 	for i := 0; i < n; i++ {
-		a := &Actor{eng: eg.Shard(i), g: g, id: i, tr: trace.NewTracer("shard", fmt.Sprintf("shard-%d", i))}
+		name := fmt.Sprintf("shard-%d", i)
+		a := &Actor{eng: eg.Shard(i), g: g, id: i, tr: trace.NewTracer("shard", name, meter)}
 		a.eng.SetHost(a)
-		// Traced from Receive, not by a middleware: no envelope per message.
-		props := actor.PropsFromProducer(func() actor.Actor { return a },
-			actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
-		pid, err := system.Root.SpawnNamed(props, fmt.Sprintf("shard-%d", i))
+		// Traced and timed from Receive, not by a middleware: no envelope
+		// per message.
+		opts := []actor.PropsOption{actor.WithDispatcher(actor.NewSynchronizedDispatcher(300))}
+		if meter != nil {
+			opts = append(opts, actor.WithMailbox(meter.Mailbox("shard", name)))
+		}
+		props := actor.PropsFromProducer(func() actor.Actor { return a }, opts...)
+		pid, err := system.Root.SpawnNamed(props, name)
 		if err != nil {
 			panic(err)
 		}

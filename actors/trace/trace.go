@@ -157,17 +157,33 @@ func Reset() {
 
 // Middleware returns a protoactor receiver middleware tracing actors of the
 // given kind. When tracing is off it costs one atomic load per message.
-func Middleware(kind, id string) actor.ReceiverMiddleware {
+// Props adds the node's meter (handling times, mailbox depth).
+func Middleware(kind, id string) actor.ReceiverMiddleware { return middleware(kind, id, nil) }
+
+func middleware(kind, id string, m *Meter) actor.ReceiverMiddleware {
 	f := flag(kind)
 	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
+		// One actor's messages are handled one at a time: tm is its own.
+		tm := &timer{m: m, kind: kind, id: id}
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
-			if !anyOn.Load() || !(allOn.Load() || f.Load()) {
+			traced := anyOn.Load() && (allOn.Load() || f.Load())
+			obs := tm.observer()
+			if !traced && obs == nil {
 				next(c, env)
+				if _, stopped := env.Message.(*actor.Stopped); stopped && m != nil {
+					m.Forget(kind, id)
+				}
 				return
 			}
 			start := time.Now()
 			next(c, env)
-			record(kind, id, start, env.Message, env.Sender)
+			observe(obs, time.Since(start))
+			if traced {
+				record(kind, id, start, env.Message, env.Sender)
+			}
+			if _, stopped := env.Message.(*actor.Stopped); stopped && m != nil {
+				m.Forget(kind, id)
+			}
 		}
 	}
 }
@@ -201,24 +217,34 @@ func record(kind, id string, start time.Time, msg any, sender *actor.PID) {
 	Add(r)
 }
 
-// Tracer traces one actor from inside its own Receive. Hot actors use it
-// instead of Middleware: protoactor wraps every message in an envelope
-// (one allocation) as soon as an actor has a receiver middleware, tracing
-// on or off.
+// Tracer traces one actor from inside its own Receive, and times it for
+// the node's meter. Hot actors use it instead of Middleware: protoactor
+// wraps every message in an envelope (one allocation) as soon as an actor
+// has a receiver middleware, tracing on or off.
 type Tracer struct {
 	kind, id string
 	f        *atomic.Bool
+	tm       timer
 }
 
-// NewTracer returns the tracer of actor id of the given kind.
-func NewTracer(kind, id string) *Tracer { return &Tracer{kind: kind, id: id, f: flag(kind)} }
+// NewTracer returns the tracer of actor id of the given kind; m (nil:
+// none) is the node's meter.
+func NewTracer(kind, id string, m *Meter) *Tracer {
+	return &Tracer{kind: kind, id: id, f: flag(kind), tm: timer{m: m, kind: kind, id: id}}
+}
 
-// On reports whether the actor's messages are traced now.
-func (t *Tracer) On() bool { return anyOn.Load() && (allOn.Load() || t.f.Load()) }
+// On reports whether the actor's messages are traced or timed now. Called
+// from the actor's own turn only.
+func (t *Tracer) On() bool {
+	return anyOn.Load() && (allOn.Load() || t.f.Load()) || t.tm.observer() != nil
+}
 
 // Done records a message handled since start.
 func (t *Tracer) Done(start time.Time, msg any, sender *actor.PID) {
-	record(t.kind, t.id, start, msg, sender)
+	observe(t.tm.observer(), time.Since(start))
+	if anyOn.Load() && (allOn.Load() || t.f.Load()) {
+		record(t.kind, t.id, start, msg, sender)
+	}
 }
 
 // String formats r as DEBUG TRACE prints it.

@@ -51,6 +51,7 @@ func startCluster(n *Node) (func(), error) {
 		return nil, err
 	}
 	n.Server.Cluster = c
+	n.cluster = c
 	n.startReplica = c.StartedAsReplica()
 	n.Server.PublishHook = c.Publish
 	n.Server.SPublishHook = c.SPublish

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/slotd/slotd/actors/aof"
+	"github.com/slotd/slotd/actors/cluster"
 	"github.com/slotd/slotd/actors/persist"
 	"github.com/slotd/slotd/actors/repl"
 	"github.com/slotd/slotd/actors/shard"
@@ -26,6 +27,7 @@ import (
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/funccmd"
+	"github.com/slotd/slotd/netio/metrics"
 	"github.com/slotd/slotd/netio/scriptcmd"
 	"github.com/slotd/slotd/slots"
 )
@@ -47,6 +49,11 @@ type Node struct {
 	Persist *persist.Manager
 	// AOF is the append-only file.
 	AOF *aof.Manager
+	// Meter instruments the actors (mailbox depth, handling time).
+	Meter *trace.Meter
+	// Metrics serves metrics-port (nil: off).
+	Metrics *metrics.Server
+	cluster *cluster.Cluster
 
 	logFile io.Closer
 	logw    *redisLog
@@ -103,6 +110,7 @@ func (n *Node) start() error {
 		l := n.Log.With().Str("component", "protoactor").Logger().Level(zerolog.WarnLevel)
 		return slog.New(zerolog.NewSlogHandler(l))
 	}))
+	n.Meter = trace.NewMeter(n.System)
 	tl := n.Log.With().Str("component", "trace").Logger()
 	trace.SetLogger(&tl)
 	trace.SetRingSize(int(cfg.Int("trace-ring-size")))
@@ -215,6 +223,10 @@ func (n *Node) start() error {
 		}
 	}
 	n.Log.Info().Msg("Server initialized")
+	if err := n.startMetrics(); err != nil {
+		n.stop()
+		return err
+	}
 	addrs := netio.ListenAddrs(cfg.String("bind"), int(cfg.Int("port")))
 	go func() { n.errc <- n.Server.Serve(addrs...) }()
 	select {
@@ -228,6 +240,24 @@ func (n *Node) start() error {
 		return fmt.Errorf("timed out starting listeners")
 	}
 	n.Log.Info().Msg("Ready to accept connections")
+	return nil
+}
+
+// startMetrics opens metrics-port on the bind addresses, if set.
+func (n *Node) startMetrics() error {
+	port := int(n.Cfg.Int("metrics-port"))
+	if port == 0 {
+		return nil
+	}
+	reg := metrics.NewRegistry(metrics.Sources{Server: n.Server, Shards: n.Shards, Meter: n.Meter, Repl: n.Repl,
+		Persist: n.Persist, Cluster: func() *cluster.Cluster { return n.cluster }})
+	srv, err := metrics.Listen(busAddrs(n.Cfg.String("bind"), port), reg)
+	if err != nil {
+		return fmt.Errorf("Failed listening on metrics port %d (tcp), aborting: %w", port, err)
+	}
+	n.Metrics = srv
+	n.stops = append(n.stops, srv.Close)
+	n.Log.Info().Msgf("Metrics on port %d (/metrics)", port)
 	return nil
 }
 

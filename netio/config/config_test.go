@@ -85,6 +85,7 @@ func TestDefaults(t *testing.T) {
 		"event-loops":                     "0",
 		"trace-actors":                    "",
 		"trace-ring-size":                 "4096",
+		"metrics-port":                    "0",
 		"replicaof":                       "",
 		"slaveof":                         "",
 	}

@@ -128,6 +128,8 @@ func directives() []*directive {
 		intD("event-loops", "0", 0, 16384, immutable),
 		specialD("trace-actors", "", multi, parseTraceActors),
 		intD("trace-ring-size", "4096", 0, 1<<24, 0),
+		// Prometheus /metrics on the bind addresses (0: off; netio/metrics)
+		intD("metrics-port", "0", 0, 65535, immutable),
 	}
 	ds = append(ds, compatDirectives()...)
 	return append(ds, tlsDirectives()...)
