@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/difftest"
+	"github.com/slotd/slotd/cmd/node/difftest"
 	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 

@@ -23,10 +23,10 @@
 // fails the same way, and Report prints the seed, the command, both replies
 // and that sequence as redis-cli input.
 //
-// The CI run is `go test ./actors/difftest -run Diff` (200 seeds of 2000
+// The CI run is `go test ./cmd/node/difftest -run Diff` (200 seeds of 2000
 // commands, alternating RESP2 and RESP3). The longer run is one command:
 //
-//	DIFFTEST_SEEDS=5000 go test ./actors/difftest -run Diff -timeout 1h
+//	DIFFTEST_SEEDS=5000 go test ./cmd/node/difftest -run Diff -timeout 1h
 //
 // DIFFTEST_SEED=n replays one seed (verbose coverage with -v), DIFFTEST_CMDS
 // sets the commands per seed, DIFFTEST_FIRST the first seed of a range.

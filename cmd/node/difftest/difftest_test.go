@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/difftest"
+	"github.com/slotd/slotd/cmd/node/difftest"
 	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
@@ -73,7 +73,7 @@ func TestDiff(t *testing.T) {
 			continue
 		}
 		minSeq, minM := r.MinimizeMismatch(seq, m, 4000, time.Now().Add(2*time.Minute))
-		t.Errorf("%s\n(replay: DIFFTEST_SEED=%d go test ./actors/difftest -run 'Diff$' -v)",
+		t.Errorf("%s\n(replay: DIFFTEST_SEED=%d go test ./cmd/node/difftest -run 'Diff$' -v)",
 			r.Report(uint64(seed), len(seq), m, minSeq, minM), seed)
 		if failed++; failed >= maxFail {
 			t.Logf("stopping after %d failing seeds", failed)
