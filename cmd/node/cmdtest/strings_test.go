@@ -1,4 +1,4 @@
-package engine_test
+package cmdtest_test
 
 import (
 	"context"
