@@ -1,48 +1,26 @@
-package hll
+package cmdtest_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/engine/types/hll"
+	"github.com/slotd/slotd/cmd/node/nodetest"
 )
 
-// startRedis runs a redis-server on a free loopback port for the test, or
-// skips the test when none is installed.
-func startRedis(t *testing.T) *redis.Client {
+// hllRedis is a go-redis client of a real redis-server started for the
+// test (skipped when none is installed).
+func hllRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1})
+	rc := redis.NewClient(&redis.Options{Addr: nodetest.StartRedis(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = rc.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for rc.Ping(context.Background()).Err() != nil {
-		require.True(t, time.Now().Before(deadline), "redis-server did not start")
-		time.Sleep(5 * time.Millisecond)
-	}
 	return rc
 }
 
@@ -50,60 +28,60 @@ func startRedis(t *testing.T) *redis.Client {
 // redis-server with the same additions in the same order, and requires the
 // same value bytes (sparse and dense, cache flag included) and counts.
 func TestSameBytesAsRedis(t *testing.T) {
-	rc := startRedis(t)
+	rc := hllRedis(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(9, 10))
 	sizes := []int{0, 1, 2, 5, 10, 50, 100, 300, 700, 1000, 1500, 2000, 3000, 5000, 20000, 200000}
 	for _, size := range sizes {
 		key := fmt.Sprintf("h%d", size)
-		b := New()
+		b := hll.New()
 		pipe := rc.Pipeline()
 		pipe.PFAdd(ctx, key)
 		batch := []any{}
 		for i := 0; i < size; i++ {
 			ele := strconv.FormatUint(r.Uint64N(uint64(size)*4+1), 36) // duplicates included
-			b, _ = Add(b, []byte(ele), DefaultSparseMaxBytes)
+			b, _ = hll.Add(b, []byte(ele), hll.DefaultSparseMaxBytes)
 			batch = append(batch, ele)
 			if len(batch) == 1000 || i == size-1 {
 				pipe.PFAdd(ctx, key, batch...)
 				batch = batch[:0]
 			}
 		}
-		InvalidateCache(b) // PFADD creating the key marks the cache stale
+		hll.InvalidateCache(b) // PFADD creating the key marks the cache stale
 		get := pipe.Get(ctx, key)
 		_, err := pipe.Exec(ctx)
 		require.NoError(t, err)
 		require.Equal(t, get.Val(), string(b), "size %d (encoding %d)", size, b[4])
 
-		n, err := Count(b)
+		n, err := hll.Count(b)
 		require.NoError(t, err)
 		want, err := rc.PFCount(ctx, key).Result()
 		require.NoError(t, err)
 		assert.Equal(t, uint64(want), n, "PFCOUNT size %d", size)
-		SetCachedCard(b, n)
+		hll.SetCachedCard(b, n)
 		assert.Equal(t, rc.Get(ctx, key).Val(), string(b), "cached cardinality bytes, size %d", size)
 	}
 
 	// Unions of several sketches, and PFMERGE's register-by-register
 	// build of a sparse destination.
 	keys := []string{"h100", "h300", "h1000"}
-	var regs [Registers]uint8
+	var regs [hll.Registers]uint8
 	for _, k := range keys {
 		v, err := rc.Get(ctx, k).Bytes()
 		require.NoError(t, err)
-		require.NoError(t, Merge(&regs, v))
+		require.NoError(t, hll.Merge(&regs, v))
 	}
 	want, err := rc.PFCount(ctx, keys...).Result()
 	require.NoError(t, err)
-	assert.Equal(t, uint64(want), CountRegisters(&regs))
+	assert.Equal(t, uint64(want), hll.CountRegisters(&regs))
 	require.NoError(t, rc.PFMerge(ctx, "m", keys...).Err())
-	m := New()
+	m := hll.New()
 	for i, v := range regs {
 		if v != 0 {
-			m, _ = Set(m, i, v, DefaultSparseMaxBytes)
+			m, _ = hll.Set(m, i, v, hll.DefaultSparseMaxBytes)
 		}
 	}
-	InvalidateCache(m)
+	hll.InvalidateCache(m)
 	assert.Equal(t, rc.Get(ctx, "m").Val(), string(m))
 }
 
@@ -112,7 +90,7 @@ func TestSameBytesAsRedis(t *testing.T) {
 // requires PFCOUNT to match the estimate here exactly: the floating-point
 // steps must be the same.
 func TestEstimatorSameAsRedis(t *testing.T) {
-	rc := startRedis(t)
+	rc := hllRedis(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(11, 12))
 	const n = 300
@@ -120,12 +98,12 @@ func TestEstimatorSameAsRedis(t *testing.T) {
 	pipe := rc.Pipeline()
 	cmds := make([]*redis.IntCmd, n)
 	for i := range sketches {
-		d := make([]byte, DenseSize)
+		d := make([]byte, hll.DenseSize)
 		copy(d, "HYLL")
-		InvalidateCache(d)
+		hll.InvalidateCache(d)
 		zeroFrac := r.Float64() * r.Float64()
 		scale := 1 + r.IntN(40)
-		for j := 0; j < Registers; j++ {
+		for j := 0; j < hll.Registers; j++ {
 			if r.Float64() < zeroFrac {
 				continue
 			}
@@ -133,7 +111,7 @@ func TestEstimatorSameAsRedis(t *testing.T) {
 			if r.IntN(1000) == 0 {
 				v = r.IntN(64)
 			}
-			denseSet(d[HdrSize:], j, uint8(min(v, 63)))
+			d, _ = hll.Set(d, j, uint8(min(v, 63)), hll.DefaultSparseMaxBytes) // registers of a fresh dense sketch only rise
 		}
 		sketches[i] = d
 		key := "e" + strconv.Itoa(i)
@@ -143,7 +121,7 @@ func TestEstimatorSameAsRedis(t *testing.T) {
 	_, err := pipe.Exec(ctx)
 	require.NoError(t, err)
 	for i, d := range sketches {
-		got, err := Count(d)
+		got, err := hll.Count(d)
 		require.NoError(t, err)
 		assert.Equal(t, uint64(cmds[i].Val()), got, "sketch %d", i)
 	}
@@ -154,22 +132,22 @@ func TestEstimatorSameAsRedis(t *testing.T) {
 // appended) gives Redis's reply, an update or INVALIDOBJ, and leaves the
 // same bytes; it never panics.
 func TestCorruptSparseSameAsRedis(t *testing.T) {
-	rc := startRedis(t)
+	rc := hllRedis(t)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(21, 22))
 	for trial := 0; trial < 600; trial++ {
-		b := New()
+		b := hll.New()
 		for i := r.IntN(60); i > 0; i-- {
-			b, _ = Add(b, []byte(strconv.Itoa(r.IntN(1000))), DefaultSparseMaxBytes)
+			b, _ = hll.Add(b, []byte(strconv.Itoa(r.IntN(1000))), hll.DefaultSparseMaxBytes)
 		}
-		body := len(b) - HdrSize
+		body := len(b) - hll.HdrSize
 		switch r.IntN(4) {
 		case 0:
-			b = b[:HdrSize+r.IntN(body+1)]
+			b = b[:hll.HdrSize+r.IntN(body+1)]
 		case 1:
 			b[len(b)-1] = 0x40 | byte(r.IntN(64))
 		case 2:
-			b[HdrSize+r.IntN(body)] = byte(r.IntN(256))
+			b[hll.HdrSize+r.IntN(body)] = byte(r.IntN(256))
 		default:
 			for i := 1 + r.IntN(3); i > 0; i-- {
 				b = append(b, byte(r.IntN(256)))
@@ -181,7 +159,7 @@ func TestCorruptSparseSameAsRedis(t *testing.T) {
 			ele := strconv.Itoa(r.IntN(100000))
 			before := append([]byte(nil), b...)
 			var res int
-			b, res = Add(b, []byte(ele), DefaultSparseMaxBytes)
+			b, res = hll.Add(b, []byte(ele), hll.DefaultSparseMaxBytes)
 			got := strconv.Itoa(res)
 			if res < 0 {
 				got = "INVALIDOBJ Corrupted HLL object detected"
@@ -206,9 +184,9 @@ func TestCorruptSparseSameAsRedis(t *testing.T) {
 // endsInHalfXZero reports whether a sparse body's last opcode is an XZERO
 // missing its second byte.
 func endsInHalfXZero(b []byte) bool {
-	body := b[HdrSize:]
+	body := b[hll.HdrSize:]
 	for i := 0; i < len(body); i++ {
-		if isXZero(body[i]) {
+		if body[i]&0xc0 == 0x40 { // XZERO opcode
 			if i == len(body)-1 {
 				return true
 			}
