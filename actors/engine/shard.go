@@ -483,7 +483,7 @@ func (g *Group) defaults() {
 	g.SetMaxIntsetEntries.Store(512)
 	g.ZSetMaxListpackEntries.Store(128)
 	g.ZSetMaxListpackValue.Store(64)
-	g.HashMaxListpackEntries.Store(128)
+	g.HashMaxListpackEntries.Store(512)
 	g.HashMaxListpackValue.Store(64)
 	g.HLLSparseMaxBytes.Store(3000)
 	g.ListMaxListpackSize.Store(-2)
