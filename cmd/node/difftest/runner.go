@@ -7,16 +7,30 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/slotd/slotd/actors/engine/enginetest"
 )
 
 // Runner replays command sequences on the server under test (A, slotd) and
 // on the reference (B, redis-server) and compares every reply, then the
 // whole dataset.
 type Runner struct {
-	A, B      string // addresses
-	Proto     int    // 2 or 3
-	Scripting bool   // SCRIPT FLUSH before each run (the script cache survives FLUSHALL)
-	Chunk     int    // commands per pipelined write; 0 means 200
+	A, B string // addresses
+	// Engine, when set, stands in for A: every Run replays on a new
+	// in-process engine it returns (actors/engine/enginetest), through the
+	// engine's clients instead of a socket.
+	Engine func() *enginetest.Engine
+	// Wall moves the engine's virtual clock to the wall clock before each
+	// pipeline, so its TTLs age as the reference's do. Without it the
+	// engine's time moves only to blocked commands' timeouts.
+	Wall bool
+	// RecordA, when set, is given every reply of A, exact bytes, in order
+	// (those of the runner's own reads included).
+	RecordA func(raw string)
+
+	Proto     int  // 2 or 3
+	Scripting bool // SCRIPT FLUSH before each run (the script cache survives FLUSHALL)
+	Chunk     int  // commands per pipelined write; 0 means 200
 
 	// Stats counts, per command name, how often it ran and how often the
 	// reference answered with an error (coverage of the generator).
@@ -69,7 +83,7 @@ func pair(fa, fb func() error) (errA, errB error) {
 // run is the state of one replay.
 type run struct {
 	r      *Runner
-	ca, cb *conn
+	ca, cb server
 	// Transaction state as the reference reports it.
 	inMulti bool
 	queued  []Cmd
@@ -91,10 +105,18 @@ type fix struct {
 	del    []string
 }
 
-func (r *Runner) connect() (*conn, *conn, error) {
-	ca, err := dial(r.A, r.Proto)
-	if err != nil {
-		return nil, nil, fmt.Errorf("slotd: %w", err)
+// connect opens a connection to each side; A's is a new client of the
+// run's engine in-process.
+func (r *Runner) connect(eng *enginetest.Engine) (server, server, error) {
+	var ca server
+	if eng != nil {
+		ca = &engineConn{e: eng, c: eng.Client(r.Proto), wall: r.Wall, record: r.RecordA}
+	} else {
+		c, err := dial(r.A, r.Proto)
+		if err != nil {
+			return nil, nil, fmt.Errorf("slotd: %w", err)
+		}
+		ca = c
 	}
 	cb, err := dial(r.B, r.Proto)
 	if err != nil {
@@ -116,7 +138,11 @@ func (r *Runner) Run(seq []Cmd) (*Mismatch, error) {
 	if r.Known == nil {
 		r.Known = map[string]int{}
 	}
-	ca, cb, err := r.connect()
+	var eng *enginetest.Engine
+	if r.Engine != nil {
+		eng = r.Engine()
+	}
+	ca, cb, err := r.connect(eng)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +152,11 @@ func (r *Runner) Run(seq []Cmd) (*Mismatch, error) {
 	if r.Scripting {
 		reset = append(reset, Cmd{"SCRIPT", "FLUSH"})
 	}
-	for _, c := range []*conn{ca, cb} {
+	sides := []server{ca, cb}
+	if eng != nil {
+		sides = sides[1:] // a new engine is empty, its script cache too
+	}
+	for _, c := range sides {
 		rs, err := c.do(reset)
 		if err != nil {
 			return nil, err
@@ -153,7 +183,7 @@ func (r *Runner) Run(seq []Cmd) (*Mismatch, error) {
 		}
 		i += n
 	}
-	return r.dataset(len(seq))
+	return r.dataset(eng, len(seq))
 }
 
 // isBare reports a command of exactly one argument named name.
@@ -418,7 +448,7 @@ func (st *run) fix(fixes []fix) error {
 		return nil
 	}
 	for _, s := range []struct {
-		c *conn
+		c server
 		w []Cmd
 	}{{st.ca, wa}, {st.cb, wb}} {
 		rs, err := s.c.do(s.w)
@@ -469,7 +499,7 @@ func (st *run) scan(idx int, c Cmd, pos int) (*Mismatch, error) {
 		items map[string]bool
 		bad   string
 	}
-	iterate := func(cn *conn) (res result, err error) {
+	iterate := func(cn server) (res result, err error) {
 		res.items = map[string]bool{}
 		cur := slices.Clone(c)
 		for n := 0; ; n++ {
@@ -561,8 +591,8 @@ func setString(m map[string]bool) string {
 // dataset compares the whole dataset after a run, reading it back on fresh
 // connections: the key names, then per key its TYPE, whether it has a TTL
 // (and about the same one), and its contents.
-func (r *Runner) dataset(n int) (*Mismatch, error) {
-	ca, cb, err := r.connect()
+func (r *Runner) dataset(eng *enginetest.Engine, n int) (*Mismatch, error) {
+	ca, cb, err := r.connect(eng)
 	if err != nil {
 		return nil, err
 	}
