@@ -30,4 +30,13 @@
 //
 // DIFFTEST_SEED=n replays one seed (verbose coverage with -v), DIFFTEST_CMDS
 // sets the commands per seed, DIFFTEST_FIRST the first seed of a range.
+//
+// In-process mode: a Runner with Engine set replays on the data engine
+// itself (actors/engine/enginetest) instead of a slotd node, leaving out the
+// ops of commands a node answers outside the engine (EngineHas). A seed then
+// gives the same reply bytes on every run (TestEngineSeedReplaysByteForByte),
+// and TestDiffInProcess compares the engine with redis-server under the
+// same rules (DIFFTEST_ENGINE_SEEDS seeds, default 40):
+//
+//	DIFFTEST_ENGINE_SEEDS=2000 go test ./cmd/node/difftest -run DiffInProcess
 package difftest
