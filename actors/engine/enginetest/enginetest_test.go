@@ -18,8 +18,6 @@ func newEngine(t *testing.T, seed uint64) *enginetest.Engine {
 	return enginetest.New(enginetest.Options{Seed: seed})
 }
 
-func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
-
 // TestRepliesAsANodeWrites: the exact bytes of a standalone node, in both
 // protocols, through the same resolution, arity and routing checks.
 func TestRepliesAsANodeWrites(t *testing.T) {
@@ -30,7 +28,7 @@ func TestRepliesAsANodeWrites(t *testing.T) {
 		k := "{p" + strconv.Itoa(proto) + "}"
 		for _, step := range [][2][]string{
 			{{"SET", k + "a", "hello"}, {"+OK\r\n"}},
-			{{"get", k + "a"}, {bulk("hello")}},
+			{{"get", k + "a"}, {enginetest.Bulk("hello")}},
 			{{"GET", k + "missing"}, {null}},
 			{{"INCR", k + "a"}, {"-ERR value is not an integer or out of range\r\n"}},
 			{{"LPUSH", k + "a", "x"}, {"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"}},
@@ -40,16 +38,16 @@ func TestRepliesAsANodeWrites(t *testing.T) {
 			{{"MGET", "a", "b"}, {"-CROSSSLOT Keys in request don't hash to the same slot\r\n"}},
 			{{"CLUSTER", "COUNTKEYSINSLOT", "1"}, {"-ERR This instance has cluster support disabled\r\n"}},
 			{{"PING"}, {"+PONG\r\n"}},
-			{{"PING", "hi"}, {bulk("hi")}},
-			{{"ECHO", ""}, {bulk("")}},
+			{{"PING", "hi"}, {enginetest.Bulk("hi")}},
+			{{"ECHO", ""}, {enginetest.Bulk("")}},
 			{{"SELECT", "0"}, {"+OK\r\n"}},
 			{{"SELECT", "1"}, {"-ERR DB index is out of range\r\n"}},
 			{{"SADD", k + "s", "1", "2"}, {":2\r\n"}},
 			{{"SISMEMBER", k + "s", "2"}, {":1\r\n"}},
 			{{"HSET", k + "h", "f", "v"}, {":1\r\n"}},
-			{{"HGETALL", k + "h"}, {map[int]string{2: "*2\r\n", 3: "%1\r\n"}[proto] + bulk("f") + bulk("v")}},
+			{{"HGETALL", k + "h"}, {map[int]string{2: "*2\r\n", 3: "%1\r\n"}[proto] + enginetest.Bulk("f") + enginetest.Bulk("v")}},
 			{{"ZADD", k + "z", "1.5", "m"}, {":1\r\n"}},
-			{{"ZSCORE", k + "z", "m"}, {map[int]string{2: bulk("1.5"), 3: ",1.5\r\n"}[proto]}},
+			{{"ZSCORE", k + "z", "m"}, {map[int]string{2: enginetest.Bulk("1.5"), 3: ",1.5\r\n"}[proto]}},
 		} {
 			assert.Equal(t, step[1][0], c.Do(step[0]...), "RESP%d %q", proto, step[0])
 		}
@@ -67,7 +65,7 @@ func TestFanouts(t *testing.T) {
 		require.Equal(t, "+OK\r\n", c.Do("SET", "key"+strconv.Itoa(i), "v"))
 	}
 	assert.Equal(t, ":5\r\n", c.Do("DBSIZE"))
-	assert.Equal(t, "*1\r\n"+bulk("key3"), c.Do("KEYS", "*3"))
+	assert.Equal(t, "*1\r\n"+enginetest.Bulk("key3"), c.Do("KEYS", "*3"))
 	assert.Equal(t, "+OK\r\n", c.Do("FLUSHALL"))
 	assert.Equal(t, ":0\r\n", c.Do("DBSIZE"))
 }
@@ -98,7 +96,7 @@ func TestTransactions(t *testing.T) {
 		require.Equal(t, "+QUEUED\r\n", a.Do("INCR", "{t}k"))
 		require.Equal(t, ":3\r\n", b.Do("INCR", "{t}k"))
 		assert.Equal(t, nullArray, a.Do("EXEC"), "the WATCHed key changed")
-		assert.Equal(t, bulk("3"), a.Do("GET", "{t}k"), "the aborted INCR did not run")
+		assert.Equal(t, enginetest.Bulk("3"), a.Do("GET", "{t}k"), "the aborted INCR did not run")
 
 		require.Equal(t, "+OK\r\n", a.Do("WATCH", "{t}k"))
 		require.Equal(t, "+OK\r\n", a.Do("MULTI"))
@@ -124,7 +122,7 @@ func TestBlockingOnTheVirtualClock(t *testing.T) {
 	require.True(t, a.Blocked())
 	require.Equal(t, ":1\r\n", b.Do("RPUSH", "q", "x"))
 	require.False(t, a.Blocked())
-	assert.Equal(t, "*2\r\n"+bulk("q")+bulk("x"), a.Reply())
+	assert.Equal(t, "*2\r\n"+enginetest.Bulk("q")+enginetest.Bulk("x"), a.Reply())
 	assert.Equal(t, 1500*time.Millisecond, e.Now().Sub(start), "served at once")
 
 	require.Equal(t, "+OK\r\n", a.Do("MULTI"))

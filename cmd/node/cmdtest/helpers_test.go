@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/engine/enginetest"
 	"github.com/slotd/slotd/cmd/node/nodetest"
 	"github.com/slotd/slotd/slots"
 )
@@ -100,22 +101,13 @@ func shardsNode(t *testing.T, directives ...string) *nodetest.Node {
 	return nodetest.Start(t, append([]string{"shard-actors", "4"}, directives...)...)
 }
 
-// respBulk encodes s as a bulk reply.
-func respBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
-
-// respErr encodes an error reply.
-func respErr(msg string) string { return "-" + msg + "\r\n" }
-
-// respInt encodes an integer reply.
-func respInt(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
-
-// respNull is the null reply of each protocol.
-func respNull(proto int) string {
-	if proto == 3 {
-		return "_\r\n"
-	}
-	return "$-1\r\n"
-}
+// Expected replies (actors/engine/enginetest writes the same bytes).
+var (
+	respBulk = enginetest.Bulk
+	respErr  = enginetest.Err
+	respInt  = enginetest.Int
+	respNull = enginetest.Null
+)
 
 // respElems splits an aggregate reply into its header line and raw
 // elements (a map's keys and values alternate).

@@ -189,53 +189,6 @@ func TestScriptBusyOwnClient(t *testing.T) {
 	assert.Equal(t, respBulk("done"), c.Read(5*time.Second))
 }
 
-// TestScriptTransactions: EVAL inside MULTI runs with the transaction, and
-// a script's writes invalidate WATCH like any write.
-func TestScriptTransactions(t *testing.T) {
-	n := nodetest.Start(t, "shard-actors", "4")
-	a := respDial(t, n.Addr, 2)
-	b := respDial(t, n.Addr, 2)
-	incr := "return redis.call('incr', KEYS[1])"
-
-	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
-	assert.Equal(t, "+QUEUED\r\n", a.Do("EVAL", incr, "1", "{t}x"))
-	assert.Equal(t, "+QUEUED\r\n", a.Do("INCR", "{t}x"))
-	assert.Equal(t, "+QUEUED\r\n", a.Do("EVAL", incr, "1", "{t}x"))
-	assert.Equal(t, "*3\r\n:1\r\n:2\r\n:3\r\n", a.Do("EXEC"))
-
-	// Queueing checks routing: a script with keys in two slots is refused.
-	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
-	assert.Equal(t, respErr("CROSSSLOT Keys in request don't hash to the same slot"), a.Do("EVAL", incr, "2", "{t}x", "{u}y"))
-	assert.Equal(t, respErr("EXECABORT Transaction discarded because of previous errors."), a.Do("EXEC"))
-
-	// A script's write dirties a WATCH.
-	assert.Equal(t, "+OK\r\n", a.Do("WATCH", "{t}x"))
-	assert.Equal(t, ":4\r\n", b.Do("EVAL", incr, "1", "{t}x"))
-	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
-	assert.Equal(t, "+QUEUED\r\n", a.Do("EVAL", incr, "1", "{t}x"))
-	assert.Equal(t, "*-1\r\n", a.Do("EXEC"))
-	// A read-only script does not.
-	assert.Equal(t, "+OK\r\n", a.Do("WATCH", "{t}x"))
-	assert.Equal(t, respBulk("4"), b.Do("EVAL", "return redis.call('get', KEYS[1])", "1", "{t}x"))
-	assert.Equal(t, "+OK\r\n", a.Do("MULTI"))
-	assert.Equal(t, "+QUEUED\r\n", a.Do("EVAL", incr, "1", "{t}x"))
-	assert.Equal(t, "*1\r\n:5\r\n", a.Do("EXEC"))
-}
-
-// TestScriptWakesBlockedClient: a push made by a script serves a client
-// blocked on the list.
-func TestScriptWakesBlockedClient(t *testing.T) {
-	n := nodetest.Start(t, "shard-actors", "2")
-	blocked := respDial(t, n.Addr, 2)
-	c := respDial(t, n.Addr, 2)
-	blocked.Send("BLPOP", "q", "10")
-	nodetest.Eventually(t, 5*time.Second, func() bool {
-		return strings.Contains(c.Do("INFO", "clients"), "blocked_clients:1")
-	}, "client blocked")
-	assert.Equal(t, ":1\r\n", c.Do("EVAL", "return redis.call('rpush', KEYS[1], 'job')", "1", "q"))
-	assert.Equal(t, "*2\r\n"+respBulk("q")+respBulk("job"), blocked.Read(5*time.Second))
-}
-
 // TestScriptConcurrentShards: scripts on different shard actors run side by
 // side, and each stays atomic (no lost increments).
 func TestScriptConcurrentShards(t *testing.T) {
