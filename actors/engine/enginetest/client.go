@@ -20,7 +20,10 @@ const (
 
 // Client is one connection's state: its protocol, its transaction and its
 // WATCH set. Its commands run one at a time, in order; a blocking command
-// that cannot be served holds the client until it is (Reply).
+// that cannot be served holds the client until it is (Reply). The keys of
+// one command must hash to one slot: where a standalone node splits DEL,
+// UNLINK, EXISTS, TOUCH, MGET, MSET or WATCH over the slots of its keys
+// (netio), a Client answers CROSSSLOT, as a node in cluster mode does.
 type Client struct {
 	e     *Engine
 	id    int64
