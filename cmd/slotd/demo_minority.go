@@ -70,7 +70,7 @@ func sceneMinority(s *scene) (string, error) {
 		return "", err
 	}
 	stopped, errText := w.errAt()
-	accepted := w.ackedAfter(cut)
+	accepted := w.sentAfter(cut)
 	s.note("127.0.0.1:%d refuses writes %.2fs after the cut: (error) %s — it acknowledged %d writes since the cut",
 		p.port, stopped.Sub(cut).Seconds(), errText, len(accepted))
 	if err := s.waitFor(30*time.Second, "the replica to take over", func() bool { return nodeRole(r) == "master" }); err != nil {
@@ -113,12 +113,13 @@ func sceneMinority(s *scene) (string, error) {
 }
 
 // minorityWriter appends increasing numbers to a list, one at a time, and
-// remembers which were acknowledged when, and its first error.
+// remembers which were acknowledged, when each of those was sent, and its
+// first error.
 type minorityWriter struct {
 	cli  *resp.Client
 	mu   sync.Mutex
 	acks []string
-	at   []time.Time
+	sent []time.Time
 	err  string
 	errT time.Time
 	stop chan struct{}
@@ -135,13 +136,14 @@ func (w *minorityWriter) run(list string) {
 		default:
 		}
 		v := strconv.Itoa(i)
+		sent := time.Now()
 		rep, err := w.cli.Do("RPUSH", list, v)
 		now := time.Now()
 		w.mu.Lock()
 		switch {
 		case err == nil && rep.Type == ':':
 			w.acks = append(w.acks, v)
-			w.at = append(w.at, now)
+			w.sent = append(w.sent, sent)
 		case w.err == "":
 			w.err, w.errT = rep.Str, now
 			if err != nil {
@@ -175,12 +177,15 @@ func (w *minorityWriter) errAt() (time.Time, string) {
 	return w.errT, w.err
 }
 
-// ackedAfter are the values acknowledged after t.
-func (w *minorityWriter) ackedAfter(t time.Time) []string {
+// sentAfter are the acknowledged values sent after t. A write sent before
+// the cut and acknowledged after it may have reached the replica before
+// the cut (its reply was on its way): neither lost nor taken by a primary
+// already cut off, so it is not counted.
+func (w *minorityWriter) sentAfter(t time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
-	for i, at := range w.at {
+	for i, at := range w.sent {
 		if at.After(t) {
 			out = append(out, w.acks[i])
 		}
