@@ -19,7 +19,8 @@ import (
 // SLOTD_FAILOVER_RUNS=N repeats it N times; SLOTD_FAILOVER_REDIS=1 measures
 // Debian's redis-server the same way in the same run, alternating. The
 // figures are reported, never asserted (a loaded machine is no place for
-// timing assertions); a lost write always fails.
+// timing assertions); a lost write always fails. SLOTD_FAILOVER_LOG=1 adds
+// when CLUSTER FAILOVER went out and the servers' logs.
 
 // mfRun is one manual failover measurement.
 type mfRun struct {
@@ -30,7 +31,8 @@ type mfRun struct {
 
 func measureManualFailover(t *testing.T, kind string) mfRun {
 	t.Helper()
-	procs, addrs := createKind(t, kind, 3, "--cluster-node-timeout", "2000", "--enable-debug-command", "local")
+	procs, addrs := createKind(t, kind, 3, append([]string{"--cluster-node-timeout", "2000",
+		"--enable-debug-command", "local"}, logArgs(kind)...)...)
 	waitAgreement(t, procs)
 	seed := clientFor(addrs[0])
 	defer seed.Close()
@@ -51,6 +53,9 @@ func measureManualFailover(t *testing.T, kind string) mfRun {
 	wl := startWriters(t, addrs, tp, 3)
 	time.Sleep(300 * time.Millisecond) // load established: the baseline window
 	began := time.Now()
+	if os.Getenv("SLOTD_FAILOVER_LOG") == "1" {
+		t.Logf("CLUSTER FAILOVER sent at %s", began.Format("15:04:05.000"))
+	}
 	require.NoError(t, rc.Do(bg, "cluster", "failover").Err())
 	logs := func() string {
 		var b strings.Builder
@@ -84,6 +89,17 @@ func measureManualFailover(t *testing.T, kind string) mfRun {
 	return r
 }
 
+// logArgs are the extra arguments of a measurement's servers: with
+// SLOTD_FAILOVER_LOG=1 slotd logs at verbose level (replication and
+// client events, with their ms timestamps, to read beside the writers'
+// pauses).
+func logArgs(kind string) []string {
+	if kind == "slotd" && os.Getenv("SLOTD_FAILOVER_LOG") == "1" {
+		return []string{"--loglevel", "verbose"}
+	}
+	return nil
+}
+
 func TestManualFailoverUnderLoad(t *testing.T) {
 	needTools(t, "redis-cli")
 	runs := 1
@@ -105,9 +121,10 @@ func TestManualFailoverUnderLoad(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%d", kind, i), func(t *testing.T) {
 				r := measureManualFailover(t, kind)
 				t.Logf("%s: promoted after %v; writers of the shard blocked %v (all writers %v, baseline %v); "+
-					"%d acknowledged, %d lost, %d errors %s", kind, r.done.Round(time.Millisecond),
+					"%d acknowledged, %d lost, %d errors %s; pauses over 50 ms: %v", kind, r.done.Round(time.Millisecond),
 					r.load.blocked.Round(time.Millisecond), r.load.blockedAll.Round(time.Millisecond),
-					r.load.baseline.Round(time.Millisecond), r.load.acked, r.load.lost, r.load.errs, r.load.firstErr)
+					r.load.baseline.Round(time.Millisecond), r.load.acked, r.load.lost, r.load.errs, r.load.firstErr,
+					r.load.long)
 				if os.Getenv("SLOTD_FAILOVER_LOG") == "1" {
 					t.Log(r.logTail)
 				}

@@ -21,7 +21,8 @@ import (
 // replica before it exits); Debian's redis-server 7.0.15 has no such
 // option, so its slots wait for an automatic failover (cluster-node-timeout
 // 2000). Measurement only, off by default: SLOTD_ROLLING_RUNS=N runs it N
-// times, SLOTD_FAILOVER_REDIS=1 alternates with redis-server.
+// times, SLOTD_FAILOVER_REDIS=1 alternates with redis-server;
+// SLOTD_FAILOVER_LOG=1 adds when each SIGTERM went out and the servers' logs.
 func TestRollingRestart(t *testing.T) {
 	needTools(t, "redis-cli")
 	runs, _ := strconv.Atoi(os.Getenv("SLOTD_ROLLING_RUNS"))
@@ -59,7 +60,7 @@ func TestRollingRestart(t *testing.T) {
 // the writers saw over the whole of it.
 func rollingRestart(t *testing.T, kind string) loadResult {
 	t.Helper()
-	extra := []string{"--cluster-node-timeout", "2000", "--enable-debug-command", "local"}
+	extra := append([]string{"--cluster-node-timeout", "2000", "--enable-debug-command", "local"}, logArgs(kind)...)
 	if kind == "slotd" {
 		extra = append(extra, "--shutdown-on-sigterm", "failover")
 	}
@@ -78,6 +79,9 @@ func rollingRestart(t *testing.T, kind string) loadResult {
 	began := time.Now()
 	for _, id := range ids {
 		p := procAt(t, procs, tp.primaries[id])
+		if os.Getenv("SLOTD_FAILOVER_LOG") == "1" {
+			t.Logf("SIGTERM to %s at %s", p.addr(), time.Now().Format("15:04:05.000"))
+		}
 		require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 		exited(t, p, 30*time.Second)
 		// Its replica serves the slots (at once with a hand-off; after the
@@ -103,6 +107,11 @@ func rollingRestart(t *testing.T, kind string) loadResult {
 	}
 	time.Sleep(300 * time.Millisecond)
 	res := wl.finish(t, "", began, time.Now())
+	if os.Getenv("SLOTD_FAILOVER_LOG") == "1" {
+		for _, p := range procs {
+			t.Logf("--- %s\n%s", p.addr(), p.output())
+		}
+	}
 	// Every replica ends equal to its primary.
 	tp = readTopology(t, seed)
 	for id, paddr := range tp.primaries {

@@ -140,7 +140,8 @@ type loadResult struct {
 	baseline time.Duration
 	firstErr string
 	// long lists the pauses over 50 ms in the window (writer key, start
-	// relative to the window, length), for the logs.
+	// relative to the window and on the clock, to read beside the servers'
+	// logs, and length).
 	long []string
 }
 
@@ -160,8 +161,8 @@ func (wl *writerLoad) finish(t *testing.T, shard string, from, to time.Time) loa
 			if g.to.After(from) && g.from.Before(to) {
 				r.blockedAll = max(r.blockedAll, g.d())
 				if g.d() > 50*time.Millisecond {
-					r.long = append(r.long, fmt.Sprintf("%s@+%v:%v", w.key, g.from.Sub(from).Round(time.Millisecond),
-						g.d().Round(time.Millisecond)))
+					r.long = append(r.long, fmt.Sprintf("%s@+%v(%s):%v", w.key, g.from.Sub(from).Round(time.Millisecond),
+						g.from.Format("15:04:05.000"), g.d().Round(time.Millisecond)))
 				}
 				if shard == "" || w.shard == shard {
 					r.blocked = max(r.blocked, g.d())

@@ -186,6 +186,7 @@ func (s *suite) report() {
 // SLOTD_FAULTS_DURATION (a Go duration, e.g. 10m), random faults for that
 // long.
 func TestFaults(t *testing.T) {
+	need(t) // before building slotd: where it skips, it skips at once
 	s := newSuite(t, slotdBinary(t))
 	s.startWriter(2)
 	time.Sleep(500 * time.Millisecond)
