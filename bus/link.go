@@ -131,6 +131,25 @@ func (s *State) closeLink(lk *link) {
 	s.fx.Close = append(s.fx.Close, lk.id)
 }
 
+// KillLinks closes node id's outbound link (to) and/or its inbound link
+// (from), as DEBUG CLUSTERLINK KILL does: the next Tick dials the outbound
+// link again, and the peer redials its own. It reports whether id is a
+// known node; a node without such a link is left as it is.
+func (s *State) KillLinks(now int64, id string, to, from bool) bool {
+	s.tick(now)
+	n := s.nodes[id]
+	if n == nil {
+		return false
+	}
+	if to {
+		s.closeLink(n.link)
+	}
+	if from {
+		s.closeLink(n.inLink)
+	}
+	return true
+}
+
 // dial opens the outbound link of n.
 func (s *State) dial(now int64, n *Node) {
 	lk := s.newLink(now, n, false)
@@ -151,6 +170,16 @@ func (s *State) attachInbound(n *Node, lk *link) {
 // send queues f on lk and counts it.
 func (s *State) send(lk *link, f *busv1.Frame) {
 	if lk == nil || lk.closed || !lk.up {
+		return
+	}
+	s.queue(lk, f)
+}
+
+// queue sends f on lk even while lk is still connecting: the link's owner
+// writes it once the connection is up, as Redis keeps what is sent on a
+// connecting link in its send buffer.
+func (s *State) queue(lk *link, f *busv1.Frame) {
+	if lk == nil || lk.closed {
 		return
 	}
 	s.fx.Send = append(s.fx.Send, Send{Link: lk.id, Frame: f})

@@ -39,7 +39,8 @@ func (s *State) PublishShard(channel, message []byte) {
 }
 
 // publish sends a PUBLISH or SPUBLISH frame to every linked node (to those
-// accepted by to, when set).
+// accepted by to, when set). A link that is being re-established gets it
+// when it is up: only a node with no link at all misses the message.
 func (s *State) publish(t busv1.Type, channel, message []byte, to func(*Node) bool) {
 	var f *busv1.Frame
 	for _, n := range s.sorted {
@@ -49,7 +50,7 @@ func (s *State) publish(t busv1.Type, channel, message []byte, to func(*Node) bo
 		if f == nil {
 			f = &busv1.Frame{Header: s.header(t), Publish: &busv1.Publish{Channel: channel, Message: message}}
 		}
-		s.send(n.link, f)
+		s.queue(n.link, f)
 	}
 }
 

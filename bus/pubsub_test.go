@@ -113,3 +113,45 @@ func TestPublishShardStaysInTheShard(t *testing.T) {
 		require.Equal(t, tc.want, got, "publisher %s", tc.me)
 	}
 }
+
+// DEBUG CLUSTERLINK KILL TO: a PUBLISH right after it misses the node
+// (it has no link); once the next Tick dials again, a PUBLISH goes on the
+// new link even before it is connected (written when it is up), and the
+// first frame after the connection is still the PING.
+func TestKillLinksAndPublishOnReconnectingLink(t *testing.T) {
+	s, links := detector(t)
+	require.False(t, s.KillLinks(t0, "0123456789012345678901234567890123456789", true, true), "unknown node")
+	require.True(t, s.KillLinks(t0, idB, true, false))
+	fx := s.TakeEffects()
+	require.Equal(t, []LinkID{links[idB]}, fx.Close, "only B's outbound link is closed")
+	s.Publish([]byte("ch"), []byte("lost"))
+	for _, snd := range s.TakeEffects().Send {
+		require.NotEqual(t, links[idB], snd.Link)
+	}
+
+	s.Tick(t0 + 100)
+	fx = s.TakeEffects()
+	require.Len(t, fx.Dial, 1)
+	require.Equal(t, idB, fx.Dial[0].NodeID)
+	l := fx.Dial[0].Link
+	s.Publish([]byte("ch"), []byte("kept"))
+	var got []busv1.Type
+	for _, snd := range s.TakeEffects().Send {
+		if snd.Link == l {
+			got = append(got, snd.Frame.GetHeader().GetType())
+			require.Equal(t, "kept", string(snd.Frame.GetPublish().GetMessage()))
+		}
+	}
+	require.Equal(t, []busv1.Type{busv1.Type_TYPE_PUBLISH}, got)
+	s.LinkConnected(t0+101, l)
+	fx = s.TakeEffects()
+	require.NotEmpty(t, fx.Send)
+	require.Equal(t, busv1.Type_TYPE_PING, fx.Send[0].Frame.GetHeader().GetType())
+
+	// FROM closes the inbound link only; the node stays known.
+	in := s.Accept(t0+102, "10.0.0.1", "10.0.0.2")
+	s.Receive(t0+102, in, pong(s, idB))
+	s.TakeEffects()
+	require.True(t, s.KillLinks(t0+103, idB, false, true))
+	require.Equal(t, []LinkID{in}, s.TakeEffects().Close)
+}

@@ -9,6 +9,8 @@ package netio
 
 import (
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -23,6 +25,8 @@ func registerPause() {
 		"    This is valid only when DROP-CLUSTER-PACKET-FILTER is set to a valid packet type.",
 		"    When set to 1, the cluster link is closed after dropping a packet based on the filter."}, 3,
 		debugCloseOnDrop)
+	RegisterDebug("clusterlink", []string{"CLUSTERLINK KILL <to|from|all> <node-id>",
+		"    Kills the link based on the direction to/from (both) with the provided node."}, 5, debugClusterLink)
 }
 
 // PauseFor freezes the node for d (a later, longer pause extends it).
@@ -66,6 +70,7 @@ func (s *Server) holdIfPaused(c gnet.Conn) bool {
 type clusterDebug interface {
 	SetDropFilter(t int)
 	SetCloseOnDrop(on bool)
+	KillLinks(dir, id string, done func(errText string))
 }
 
 func debugDropFilter(x *Ctx) {
@@ -89,4 +94,62 @@ func debugCloseOnDrop(x *Ctx) {
 		cd.SetCloseOnDrop(v != 0)
 	}
 	x.W.OK()
+}
+
+// debugClusterLink is DEBUG CLUSTERLINK KILL <to|from|all> <node-id>. The
+// request reaches the cluster actor before anything the commands after it
+// send over the bus (an SPUBLISH later in the same MULTI does not go out on
+// the killed link); the reply follows when the actor has done it.
+func debugClusterLink(x *Ctx) {
+	if !strings.EqualFold(string(x.Args[2]), "kill") {
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+			"'. Try DEBUG HELP.")
+		return
+	}
+	cd, ok := x.S.Cluster.(clusterDebug)
+	if !x.S.clusterMode() || !ok {
+		x.W.Error("ERR Debug option only available for cluster mode enabled setup!")
+		return
+	}
+	r := &lateReply{}
+	cd.KillLinks(string(x.Args[3]), string(x.Args[4]), r.result)
+	x.Defer(r.start)
+}
+
+// lateReply joins a result that may come before or after its deferred
+// reply starts: whichever comes second writes the reply.
+type lateReply struct {
+	mu      sync.Mutex
+	d       *Deferred
+	errText string
+	got     bool
+}
+
+func (r *lateReply) result(errText string) {
+	r.mu.Lock()
+	r.errText, r.got = errText, true
+	d := r.d
+	r.mu.Unlock()
+	if d != nil {
+		r.write(d)
+	}
+}
+
+func (r *lateReply) start(d *Deferred) {
+	r.mu.Lock()
+	r.d = d
+	got := r.got
+	r.mu.Unlock()
+	if got {
+		r.write(d)
+	}
+}
+
+func (r *lateReply) write(d *Deferred) {
+	if r.errText != "" {
+		d.W.Error(r.errText)
+	} else {
+		d.W.OK()
+	}
+	d.Done()
 }

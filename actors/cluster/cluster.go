@@ -396,6 +396,8 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		} else {
 			a.st.Publish(m.channel, m.message)
 		}
+	case killLinks:
+		a.killLinks(now, m)
 	case accepted:
 		id := a.st.Accept(now, addrIP(m.conn.LocalAddr()), addrIP(m.conn.RemoteAddr()))
 		a.links[id] = peer.Spawn(ctx, a.peerOptions(ctx, id, m.conn, ""))

@@ -2,7 +2,8 @@ package cluster
 
 // Fault injection for tests and operators: DEBUG DROP-CLUSTER-PACKET-FILTER
 // and DEBUG CLOSE-CLUSTER-LINK-ON-PACKET-DROP filter incoming bus frames
-// before the state machine sees them, and DEBUG SLEEP freezes the bus side
+// before the state machine sees them, DEBUG CLUSTERLINK KILL closes a
+// node's links (they are dialled again), and DEBUG SLEEP freezes the bus side
 // of the node: while the node is paused the actor holds every bus message
 // (in order) and skips its ticks, so no PING is answered and no timer
 // fires, as in a stalled redis-server; a timer message resumes it, and the
@@ -10,6 +11,7 @@ package cluster
 // blocks.
 
 import (
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +55,44 @@ func (c *Cluster) SetDropFilter(t int) { c.dbg.filter.Store(int32(t)) }
 
 // SetCloseOnDrop makes a dropped frame also close its link.
 func (c *Cluster) SetCloseOnDrop(on bool) { c.dbg.closeOnDrop.Store(on) }
+
+// killLinks is DEBUG CLUSTERLINK KILL: close the links to (outbound),
+// from (inbound) or to and from (all) node id. done gets the error reply
+// ("" for +OK).
+type killLinks struct {
+	dir, id string
+	done    func(errText string)
+}
+
+// KillLinks closes links of node id (dir: "to", "from" or "all", any
+// case) as DEBUG CLUSTERLINK KILL does, and calls done, from the actor,
+// with Redis's error text or "". It is a bus message like PUBLISH, so an
+// SPUBLISH sent after it from the same goroutine no longer goes out on a
+// link it closed.
+func (c *Cluster) KillLinks(dir, id string, done func(errText string)) {
+	c.root.Send(c.pid, killLinks{dir: dir, id: id, done: done})
+}
+
+func (a *clusterActor) killLinks(now int64, m killLinks) {
+	if _, ok := a.st.Lookup(m.id); !ok {
+		m.done("ERR Unknown node " + m.id)
+		return
+	}
+	var to, from bool
+	switch strings.ToLower(m.dir) {
+	case "to":
+		to = true
+	case "from":
+		from = true
+	case "all":
+		to, from = true, true
+	default:
+		m.done("ERR Unknown direction " + m.dir)
+		return
+	}
+	a.st.KillLinks(now, m.id, to, from)
+	m.done("")
+}
 
 // hold keeps messages while the node is paused, and replays them on
 // resume. It reports whether the message was taken care of.

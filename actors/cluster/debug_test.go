@@ -82,3 +82,53 @@ func TestDebugSleepFreezesTheBus(t *testing.T) {
 	nodetest.Eventually(t, 10*time.Second, func() bool { return flagsOf(t, b, idA) == "master" },
 		"B trusts the node again after it wakes")
 }
+
+// DEBUG CLUSTERLINK KILL closes a node's links; they come back by
+// themselves. An SPUBLISH right after it in the same MULTI is lost for the
+// node whose link was killed, as in Redis (the message goes out on the
+// outbound link only), and the next one arrives.
+func TestDebugClusterLinkKill(t *testing.T) {
+	t.Parallel()
+	primary, replica := primaryWithReplica(t, "enable-debug-command", "yes")
+	pc, rc := primary.Client(t, 2), replica.Client(t, 2)
+	rid := rc.ClusterMyID(ctx).Val()
+	links := func() int { return len(pc.Do(ctx, "cluster", "links").Val().([]any)) }
+	nodetest.Eventually(t, 10*time.Second, func() bool { return links() == 2 }, "one link each way")
+
+	sub := rc.SSubscribe(ctx, "ch")
+	defer sub.Close()
+	_, err := sub.Receive(ctx)
+	require.NoError(t, err)
+
+	var kill, pub *redis.Cmd
+	_, err = pc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		kill = p.Do(ctx, "debug", "clusterlink", "kill", "to", rid)
+		pub = p.Do(ctx, "spublish", "ch", "hello")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "OK", kill.Val())
+	assert.Equal(t, int64(0), pub.Val(), "no subscriber on the primary")
+	nodetest.Eventually(t, 10*time.Second, func() bool { return links() == 2 }, "links re-established")
+	require.NoError(t, pc.Do(ctx, "spublish", "ch", "world").Err())
+	msg, err := sub.ReceiveMessage(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "world", msg.Payload, "hello went nowhere: its link was gone")
+
+	// The other directions, and the errors in Redis's order.
+	for _, dir := range []string{"FROM", "all"} {
+		require.Equal(t, "OK", pc.Do(ctx, "debug", "clusterlink", "kill", dir, rid).Val())
+		nodetest.Eventually(t, 10*time.Second, func() bool { return links() == 2 }, "links back after "+dir)
+	}
+	assert.EqualError(t, pc.Do(ctx, "debug", "clusterlink", "kill", "sideways", "nope").Err(), "ERR Unknown node nope")
+	assert.EqualError(t, pc.Do(ctx, "debug", "clusterlink", "kill", "sideways", rid).Err(),
+		"ERR Unknown direction sideways")
+	assert.EqualError(t, pc.Do(ctx, "debug", "clusterlink", "kill", "to").Err(),
+		"ERR unknown subcommand or wrong number of arguments for 'clusterlink'. Try DEBUG HELP.")
+	assert.EqualError(t, pc.Do(ctx, "debug", "clusterlink", "free", "to", rid).Err(),
+		"ERR unknown subcommand or wrong number of arguments for 'clusterlink'. Try DEBUG HELP.")
+
+	standalone := nodetest.Start(t, "enable-debug-command", "yes").Client(t)
+	assert.EqualError(t, standalone.Do(ctx, "debug", "clusterlink", "kill", "to", rid).Err(),
+		"ERR Debug option only available for cluster mode enabled setup!")
+}
