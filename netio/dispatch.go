@@ -305,7 +305,7 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 		if !t.AllowReadsWhenDown {
 			return 0, errClusterDown
 		}
-		if spec.Write() {
+		if spec.WritesWith(args) {
 			return 0, errDownRO
 		}
 	}
@@ -317,7 +317,7 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 				return slot, ""
 			}
 		}
-		if t.Master >= 0 && int(owner) == t.Master && cl.readonly && !spec.Write() {
+		if t.Master >= 0 && int(owner) == t.Master && cl.readonly && !spec.WritesWith(args) {
 			return slot, ""
 		}
 		n := &t.Nodes[owner]

@@ -57,7 +57,7 @@ func cmdMulti(x *Ctx) {
 // txWrites reports whether a queued command of the transaction writes.
 func (cl *client) txWrites() bool {
 	for _, q := range cl.txq {
-		if q.spec.Write() {
+		if q.spec.WritesWith(q.args) {
 			return true
 		}
 	}

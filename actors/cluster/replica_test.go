@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -98,6 +99,25 @@ func TestClusterReplicaFollowsPrimary(t *testing.T) {
 	assert.Equal(t, "1", ro.Get(ctx, "k1").Val())
 	assert.EqualError(t, ro.Set(ctx, "k1", "x", 0).Err(), moved)
 	assert.EqualError(t, ro.Do(ctx, "flushall").Err(), "READONLY You can't write against a read only replica.")
+	// A script that declares flags is a write unless it says no-writes,
+	// so it is redirected before it runs; one without a shebang runs and
+	// fails on its write, as in Redis. (go-redis drops a connection that
+	// got READONLY: every connection of this client sends READONLY.)
+	ro = redis.NewClient(&redis.Options{Addr: replica.Addr, Protocol: 2, MaxRetries: -1,
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
+	t.Cleanup(func() { _ = ro.Close() })
+	assert.EqualError(t, ro.Eval(ctx, "#!lua\nreturn redis.call('del', KEYS[1])", []string{"k1"}).Err(), moved)
+	assert.Equal(t, "1", ro.Eval(ctx, "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])",
+		[]string{"k1"}).Val())
+	assert.ErrorContains(t, ro.Eval(ctx, "return redis.call('del', KEYS[1])", []string{"k1"}).Err(),
+		"READONLY You can't write against a read only replica.")
+	var queued *redis.Cmd
+	_, err = ro.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		queued = p.Eval(ctx, "#!lua\nreturn redis.call('del', KEYS[1])", []string{"k1"})
+		return nil
+	})
+	assert.EqualError(t, queued.Err(), moved, "queued in MULTI, it is redirected like a write")
+	assert.EqualError(t, err, "EXECABORT Transaction discarded because of previous errors.")
 
 	assert.Equal(t, "master", role(pc))
 	assert.Equal(t, "slave", role(rc))

@@ -40,6 +40,13 @@ func registerScriptCmds() {
 		"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys")
 	specEvalSHARO = mk("evalsha_ro", "Execute a read-only Lua script server side", "7.0.0", cmdEvalSHARO,
 		"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys")
+	// A script that declares flags writes unless it says no-writes: on a
+	// replica it is redirected like any write, before it runs (Redis's
+	// evalGetCommandFlags; a body without a shebang keeps EVAL's flags).
+	specEval.WriteFor = func(args [][]byte) bool {
+		f, ok := script.ShebangFlags(args[1])
+		return ok && f&script.FlagNoWrites == 0
+	}
 	command.Register(specEval, specEvalSHA, specEvalRO, specEvalSHARO)
 }
 

@@ -163,6 +163,22 @@ func compileChunk(src, chunk, prefix string) (*lua.FunctionProto, error) {
 	return proto, nil
 }
 
+// ShebangFlags reads the flags a body's "#!lua" shebang declares without
+// compiling it; ok is false when the body has no valid shebang (a script
+// in Redis 6 compatibility mode, or one EVAL will refuse).
+func ShebangFlags(body []byte) (flags Flags, ok bool) {
+	src := string(body)
+	if !strings.HasPrefix(src, "#!") {
+		return 0, false
+	}
+	nl := strings.IndexByte(src, '\n')
+	if nl < 0 {
+		return 0, false
+	}
+	flags, err := parseShebang(src[:nl])
+	return flags, err == nil
+}
+
 // parseShebang reads "#!lua flags=a,b" the way Redis 7.0 does.
 func parseShebang(line string) (Flags, error) {
 	parts := strings.Fields(line)

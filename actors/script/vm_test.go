@@ -272,7 +272,17 @@ func TestCompileErrors(t *testing.T) {
 	} {
 		_, err := Compile([]byte(src))
 		assert.EqualError(t, err, want, src)
+		_, ok := ShebangFlags([]byte(src))
+		assert.False(t, ok, "no valid shebang: %q", src)
 	}
+	f, ok := ShebangFlags([]byte("#!lua flags=no-writes,allow-cross-slot-keys\nreturn 1"))
+	assert.True(t, ok)
+	assert.Equal(t, FlagNoWrites|FlagAllowCrossSlot, f)
+	f, ok = ShebangFlags([]byte("#!lua\nreturn 1"))
+	assert.True(t, ok)
+	assert.Zero(t, f)
+	_, ok = ShebangFlags([]byte("return 1"))
+	assert.False(t, ok)
 }
 
 // TestCache: SHA1 keys, case-insensitive lookups, flush.

@@ -78,6 +78,10 @@ type Spec struct {
 	// looks at any key ("" if none): a node not in cluster mode answers it
 	// instead of CROSSSLOT, as Redis with one keyspace would.
 	ArgError func(args [][]byte) string
+	// WriteFor decides, for commands whose arguments say whether they
+	// write (EVAL of a script whose shebang declares its flags), what
+	// Write would: Redis's getCommandFlags. Nil: the write flag.
+	WriteFor func(args [][]byte) bool
 
 	bound                                                              bool // Bind
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
@@ -116,6 +120,15 @@ func (s *Spec) Loading() bool { return s.loading }
 
 // Write reports the write flag (cached).
 func (s *Spec) Write() bool { return s.write }
+
+// WritesWith reports whether this call of the command counts as a write
+// for routing and the replica rules: WriteFor when set, else Write.
+func (s *Spec) WritesWith(args [][]byte) bool {
+	if s.WriteFor != nil {
+		return s.WriteFor(args)
+	}
+	return s.write
+}
 
 // ReadOnly reports the readonly flag (cached).
 func (s *Spec) ReadOnly() bool { return s.readonly }
