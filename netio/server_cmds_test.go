@@ -79,8 +79,8 @@ func TestDebug(t *testing.T) {
 	}
 	r := w.do("DEBUG", "TRACE", "2")
 	require.True(t, strings.HasPrefix(r, "*2\r\n"), r)
-	require.Regexp(t, `\$\d+\r\nseq=\d+ time=\S+ kind=shard id=shard-\d+ msg=\*\w+\.Batch sender=\S+ queued=\S+ `+
-		`handling=\S+ trace=\d+\r\n`, r)
+	require.Regexp(t, `\$\d+\r\nseq=\d+ time=\S+ clock=\d+ kind=shard id=shard-\d+ sender=\S+ queued=\S+ `+
+		`handling=\S+ trace=[0-9a-f]+ msg=SET slot=\d+\r\n`, r)
 	require.Equal(t, "-ERR value is not an integer or out of range\r\n", w.do("DEBUG", "TRACE", "-1"))
 	require.Equal(t, "+OK\r\n", w.do("CONFIG", "SET", "trace-actors", ""))
 }

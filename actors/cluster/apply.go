@@ -19,6 +19,9 @@ import (
 // (an epoch, a vote) it could lose.
 func (a *clusterActor) apply(ctx actor.Context) error {
 	fx := a.st.TakeEffects()
+	if a.btr.on || traceOn() {
+		a.traceStep(time.Now().UnixMilli())
+	}
 	if id := a.st.MyID(); id != *a.myID.Load() { // CLUSTER RESET HARD
 		a.myID.Store(&id)
 	}
@@ -77,7 +80,12 @@ func (x *stepExecutor) SyncConfig() {
 	}
 }
 
-func (x *stepExecutor) Log(line string) { x.a.log.Warn().Msg(line) }
+func (x *stepExecutor) Log(line string) {
+	x.a.log.Warn().Msg(line)
+	if x.a.btr.on {
+		x.a.traceEvent("log " + line)
+	}
+}
 
 // Promote holds the routing tables published from now on until the
 // replication layer serves as a primary (promoted).
@@ -102,7 +110,11 @@ func (x *stepExecutor) Dial(d bus.Dial) {
 
 func (x *stepExecutor) Send(s bus.Send) {
 	if h := x.a.links[s.Link]; h != nil {
-		x.ctx.Send(h.PID, &peer.Write{Frame: s.Frame})
+		f := s.Frame
+		if x.a.btr.on {
+			f = x.a.traceSend(s.Link, f)
+		}
+		x.ctx.Send(h.PID, &peer.Write{Frame: f})
 	}
 }
 

@@ -334,6 +334,8 @@ type clusterActor struct {
 	// onLease and lease: the write lease last handed to the event loops.
 	onLease func(int64)
 	lease   int64
+	// btr is the actor's part of actor tracing (tracing.go).
+	btr busTrace
 	// subs are the CLUSTER subcommands the actor serves, by name.
 	subs map[string]func(a *clusterActor, w *resp.Writer, args [][]byte)
 }
@@ -412,6 +414,9 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		}
 		if a.dropped(ctx, now, m) {
 			return
+		}
+		if a.btr.on {
+			a.traceReceived(now, m.Frame)
 		}
 		a.st.Receive(now, m.Link, m.Frame)
 	case *peer.Closed:

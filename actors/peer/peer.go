@@ -46,6 +46,21 @@ type Received struct {
 	Frame *busv1.Frame
 }
 
+// TraceName implements trace.Named: the frame in protocol terms.
+func (r *Received) TraceName() string { return "recv " + bus.Describe(r.Frame) }
+
+// EnqueuedAt implements trace.Stamped (frames carry no enqueue time).
+func (r *Received) EnqueuedAt() int64 { return 0 }
+
+// TraceID implements trace.Stamped: the trace the sender put the frame in.
+func (r *Received) TraceID() uint64 { return r.Frame.GetHeader().GetTraceId() }
+
+// TraceClock implements trace.Causal: the sender's Lamport clock.
+func (r *Received) TraceClock() uint64 { return r.Frame.GetHeader().GetTraceClock() }
+
+// TraceName implements trace.Named: the frame written, in protocol terms.
+func (w *Write) TraceName() string { return "write " + bus.Describe(w.Frame) }
+
 // Closed tells the owner that a link ended (dial failure, read or write
 // error, EOF, a Close request or the send limit). It is sent once per link;
 // nothing about the link follows it except frames a reader had already

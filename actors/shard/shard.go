@@ -58,9 +58,9 @@ func now() int64 { return time.Now().UnixMilli() }
 // Receive implements actor.Actor.
 func (a *Actor) Receive(ctx actor.Context) {
 	if a.tr.On() {
-		start := time.Now()
+		sp := a.tr.Begin(ctx.Message(), ctx.Sender())
 		a.handle(ctx.Message())
-		a.tr.Done(start, ctx.Message(), ctx.Sender())
+		a.tr.End(sp)
 		return
 	}
 	a.handle(ctx.Message())

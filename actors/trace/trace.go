@@ -28,6 +28,40 @@ type Record struct {
 	Queued   time.Duration // 0 when unknown
 	Handling time.Duration
 	TraceID  uint64
+	// Clock is the node's logical clock at the record (Tick): a frame
+	// received from another node is recorded after the clock its sender
+	// stamped on it, so sorting the records of all nodes by Clock is a
+	// causal order.
+	Clock uint64
+}
+
+// Causal messages carry their sender's clock (a bus frame from a
+// tracing node); 0 when they carry none.
+type Causal interface{ TraceClock() uint64 }
+
+// clock is the process's clock for traces: a hybrid logical clock (unix
+// µs, advanced past every clock received), so records of all nodes sort
+// in causal order and, between unrelated records, roughly by time — a
+// restarted node starts from the wall clock, not from 0. One node per
+// process; nodes in one test process share it, which keeps it valid.
+var clock atomic.Uint64
+
+// Tick advances the clock for a local event and returns it.
+func Tick() uint64 { return advance(0) }
+
+// Witness merges a received clock c and returns the new value, above c.
+func Witness(c uint64) uint64 { return advance(c) }
+
+func advance(seen uint64) uint64 {
+	now := uint64(time.Now().UnixMicro())
+	for {
+		cur := clock.Load()
+		next := max(cur, seen) + 1
+		next = max(next, now)
+		if clock.CompareAndSwap(cur, next) {
+			return next
+		}
+	}
 }
 
 // Stamped messages expose when they were enqueued and the trace id they
@@ -104,6 +138,9 @@ func Add(r Record) {
 	if r.At.IsZero() {
 		r.At = time.Now()
 	}
+	if r.Clock == 0 {
+		r.Clock = Tick()
+	}
 	if l := logger.Load(); l != nil {
 		ev := l.Debug().Str("kind", r.Kind).Str("id", r.ID).Str("msg", r.Message).
 			Dur("handling", r.Handling).Uint64("seq", r.Seq)
@@ -176,10 +213,15 @@ func middleware(kind, id string, m *Meter) actor.ReceiverMiddleware {
 				return
 			}
 			start := time.Now()
+			var r Record
+			if traced {
+				r = begin(kind, id, start, env.Message, env.Sender)
+			}
 			next(c, env)
 			observe(obs, time.Since(start))
 			if traced {
-				record(kind, id, start, env.Message, env.Sender)
+				r.Handling = time.Since(start)
+				Add(r)
 			}
 			if _, stopped := env.Message.(*actor.Stopped); stopped && m != nil {
 				m.Forget(kind, id)
@@ -202,9 +244,11 @@ func Name(msg any) string {
 	return fmt.Sprintf("%T", msg)
 }
 
-// record adds the trace of one handled message.
-func record(kind, id string, start time.Time, msg any, sender *actor.PID) {
-	r := Record{At: start, Kind: kind, ID: id, Message: Name(msg), Handling: time.Since(start)}
+// begin is the record of a message about to be handled: what it says is
+// read before (a batch is recycled once handled); Handling is filled in
+// after.
+func begin(kind, id string, start time.Time, msg any, sender *actor.PID) Record {
+	r := Record{At: start, Kind: kind, ID: id, Message: Name(msg)}
 	if sender != nil {
 		r.Sender = sender.Id
 	}
@@ -214,7 +258,12 @@ func record(kind, id string, start time.Time, msg any, sender *actor.PID) {
 		}
 		r.TraceID = st.TraceID()
 	}
-	Add(r)
+	if c, ok := msg.(Causal); ok && c.TraceClock() != 0 {
+		r.Clock = Witness(c.TraceClock())
+	} else {
+		r.Clock = Tick()
+	}
+	return r
 }
 
 // Tracer traces one actor from inside its own Receive, and times it for
@@ -239,23 +288,44 @@ func (t *Tracer) On() bool {
 	return anyOn.Load() && (allOn.Load() || t.f.Load()) || t.tm.observer() != nil
 }
 
-// Done records a message handled since start.
-func (t *Tracer) Done(start time.Time, msg any, sender *actor.PID) {
-	observe(t.tm.observer(), time.Since(start))
-	if anyOn.Load() && (allOn.Load() || t.f.Load()) {
-		record(t.kind, t.id, start, msg, sender)
+// Span is one message being handled by a Tracer's actor.
+type Span struct {
+	start  time.Time
+	rec    Record
+	traced bool
+}
+
+// Begin starts the span of msg; call it only when On.
+func (t *Tracer) Begin(msg any, sender *actor.PID) Span {
+	sp := Span{start: time.Now(), traced: anyOn.Load() && (allOn.Load() || t.f.Load())}
+	if sp.traced {
+		sp.rec = begin(t.kind, t.id, sp.start, msg, sender)
+	}
+	return sp
+}
+
+// End records the span's message as handled.
+func (t *Tracer) End(sp Span) {
+	d := time.Since(sp.start)
+	observe(t.tm.observer(), d)
+	if sp.traced {
+		sp.rec.Handling = d
+		Add(sp.rec)
 	}
 }
 
-// String formats r as DEBUG TRACE prints it.
+// TimeFormat is the time= of a DEBUG TRACE line.
+const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// String formats r as DEBUG TRACE prints it: key=value fields, the
+// message last (it may contain spaces), the trace id in hex.
 func (r Record) String() string {
 	sender := r.Sender
 	if sender == "" {
 		sender = "-"
 	}
-	return fmt.Sprintf("seq=%d time=%s kind=%s id=%s msg=%s sender=%s queued=%s handling=%s trace=%d",
-		r.Seq, r.At.Format("2006-01-02T15:04:05.000000Z07:00"), r.Kind, r.ID, r.Message, sender,
-		r.Queued, r.Handling, r.TraceID)
+	return fmt.Sprintf("seq=%d time=%s clock=%d kind=%s id=%s sender=%s queued=%s handling=%s trace=%x msg=%s",
+		r.Seq, r.At.Format(TimeFormat), r.Clock, r.Kind, r.ID, sender, r.Queued, r.Handling, r.TraceID, r.Message)
 }
 
 // RecentLines is Recent, formatted.

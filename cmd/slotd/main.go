@@ -7,6 +7,11 @@
 //	slotd demo [--nodes 3] [--port 7000]
 //
 // starts a local cluster of slotd child processes (see demo.go).
+//
+//	slotd trace --cluster host:port [--since 30s] [--format text|chrome]
+//
+// merges the actor trace rings of every node into one causally ordered
+// timeline (see tracecmd.go).
 package main
 
 import (
@@ -26,6 +31,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "demo" {
 		os.Exit(runDemo(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "trace" {
+		os.Exit(runTrace(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	cfg := config.New()
 	cfg.SetChdir(true) // like redis-server: relative paths resolve in dir

@@ -6,6 +6,8 @@
 package batch
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/slotd/slotd/netio/command"
@@ -76,6 +78,34 @@ func (b *Batch) TraceID() uint64 { return b.traceID }
 
 // SetTrace tags the batch with a trace id (netio: client id << 32 | read).
 func (b *Batch) SetTrace(id uint64) { b.traceID = id }
+
+// TraceName implements trace.Named: the commands in protocol terms, each
+// with its key's slot ("SET slot=1234"; -1: no key), the first four of a
+// longer batch and the count.
+func (b *Batch) TraceName() string {
+	var sb strings.Builder
+	for i := range b.Cmds {
+		if i == 4 {
+			sb.WriteString(" …")
+			break
+		}
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		c := &b.Cmds[i]
+		name := "?"
+		if c.Spec != nil {
+			name = strings.ToUpper(c.Spec.Name)
+		}
+		sb.WriteString(name)
+		sb.WriteString(" slot=")
+		sb.WriteString(strconv.Itoa(int(c.Slot)))
+	}
+	if len(b.Cmds) != 1 {
+		sb.WriteString(" (" + strconv.Itoa(len(b.Cmds)) + " commands)")
+	}
+	return sb.String()
+}
 
 var batchPool = sync.Pool{New: func() any { return &Batch{} }}
 

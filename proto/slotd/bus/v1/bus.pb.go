@@ -269,8 +269,14 @@ type Header struct {
 	// The sender's cluster_state: true for ok.
 	StateOk bool `protobuf:"varint,14,opt,name=state_ok,json=stateOk,proto3" json:"state_ok,omitempty"`
 	// ManualFailoverFlag bits.
-	Mflags        uint32 `protobuf:"varint,15,opt,name=mflags,proto3" json:"mflags,omitempty"`
-	ShardId       string `protobuf:"bytes,16,opt,name=shard_id,json=shardId,proto3" json:"shard_id,omitempty"`
+	Mflags  uint32 `protobuf:"varint,15,opt,name=mflags,proto3" json:"mflags,omitempty"`
+	ShardId string `protobuf:"bytes,16,opt,name=shard_id,json=shardId,proto3" json:"shard_id,omitempty"`
+	// Actor tracing (trace-actors), 0 when the sender does not trace: the
+	// trace the frame belongs to (one failure episode across nodes) and the
+	// sender's trace clock (a hybrid logical clock in unix µs) when it sent
+	// the frame, by which `slotd trace` orders every node's records causally.
+	TraceId       uint64 `protobuf:"varint,17,opt,name=trace_id,json=traceId,proto3" json:"trace_id,omitempty"`
+	TraceClock    uint64 `protobuf:"varint,18,opt,name=trace_clock,json=traceClock,proto3" json:"trace_clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,6 +421,20 @@ func (x *Header) GetShardId() string {
 		return x.ShardId
 	}
 	return ""
+}
+
+func (x *Header) GetTraceId() uint64 {
+	if x != nil {
+		return x.TraceId
+	}
+	return 0
+}
+
+func (x *Header) GetTraceClock() uint64 {
+	if x != nil {
+		return x.TraceClock
+	}
+	return 0
 }
 
 // Gossip is what the sender knows about another node.
@@ -824,7 +844,7 @@ var File_slotd_bus_v1_bus_proto protoreflect.FileDescriptor
 
 const file_slotd_bus_v1_bus_proto_rawDesc = "" +
 	"\n" +
-	"\x16slotd/bus/v1/bus.proto\x12\fslotd.bus.v1\"\xb5\x03\n" +
+	"\x16slotd/bus/v1/bus.proto\x12\fslotd.bus.v1\"\xf1\x03\n" +
 	"\x06Header\x12&\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x12.slotd.bus.v1.TypeR\x04type\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\rR\aversion\x12\x16\n" +
@@ -843,7 +863,10 @@ const file_slotd_bus_v1_bus_proto_rawDesc = "" +
 	"\x05flags\x18\r \x01(\rR\x05flags\x12\x19\n" +
 	"\bstate_ok\x18\x0e \x01(\bR\astateOk\x12\x16\n" +
 	"\x06mflags\x18\x0f \x01(\rR\x06mflags\x12\x19\n" +
-	"\bshard_id\x18\x10 \x01(\tR\ashardId\"\xc6\x01\n" +
+	"\bshard_id\x18\x10 \x01(\tR\ashardId\x12\x19\n" +
+	"\btrace_id\x18\x11 \x01(\x04R\atraceId\x12\x1f\n" +
+	"\vtrace_clock\x18\x12 \x01(\x04R\n" +
+	"traceClock\"\xc6\x01\n" +
 	"\x06Gossip\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tping_sent\x18\x02 \x01(\x03R\bpingSent\x12#\n" +
