@@ -220,10 +220,9 @@ func cmdReset(x *Ctx) {
 	x.W.Simple("RESET")
 }
 
-// cmdSelect implements SELECT index. slotd has a single keyspace, so only
-// database 0 exists, in cluster mode and standalone alike. Accepting other
-// indexes would silently share one keyspace between "databases"; refusing
-// them with Redis's out-of-range error is the honest answer.
+// cmdSelect implements SELECT index: later commands of the connection run
+// in that database (each command carries it to its shard). A cluster node
+// has only database 0, as in Redis 7.
 func cmdSelect(x *Ctx) {
 	id, ok := resp.ParseInt(x.Args[1])
 	if !ok {
@@ -238,12 +237,21 @@ func cmdSelect(x *Ctx) {
 		x.W.Error("ERR SELECT is not allowed in cluster mode")
 		return
 	}
-	if id != 0 {
+	if id < 0 || id >= int64(x.S.Databases()) {
 		x.W.Error("ERR DB index is out of range")
 		return
 	}
-	x.C.db.Store(0)
+	x.C.db.Store(int32(id))
 	x.W.OK()
+}
+
+// Databases is the number of databases a client may SELECT (1 in cluster
+// mode).
+func (s *Server) Databases() int {
+	if s.clusterMode() {
+		return 1
+	}
+	return int(s.Cfg.Int("databases"))
 }
 
 // cmdReadonly lets a cluster client read from a replica (a no-op on a

@@ -301,21 +301,30 @@ func cmdInfo(x *Ctx) {
 	t.section("Keyspace")
 	x.Defer(func(d *Deferred) {
 		n := s.shards.N()
+		type dbSum struct {
+			keys, expires int64
+			ttlWeight     float64 // Σ mean sampled TTL × volatile keys, over sampled shards
+			ttlKeys       int64
+		}
 		var (
 			mu        sync.Mutex
-			sum       struct{ keys, expires int64 }
-			ttlWeight float64 // Σ mean sampled TTL × volatile keys, over sampled shards
-			ttlKeys   int64
+			sums      []dbSum
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
-			s.shards.CountKeys(i, time.Now().UnixMilli(), func(keys, expires, ttlSum, ttlN int64) {
+			s.shards.CountKeys(i, time.Now().UnixMilli(), func(perDB [][4]int64) {
 				mu.Lock()
-				sum.keys += keys
-				sum.expires += expires
-				if ttlN > 0 {
-					ttlWeight += float64(ttlSum) / float64(ttlN) * float64(expires)
-					ttlKeys += expires
+				if len(sums) < len(perDB) {
+					sums = append(sums, make([]dbSum, len(perDB)-len(sums))...)
+				}
+				for db, c := range perDB {
+					sum := &sums[db]
+					sum.keys += c[0]
+					sum.expires += c[1]
+					if c[3] > 0 {
+						sum.ttlWeight += float64(c[2]) / float64(c[3]) * float64(c[1])
+						sum.ttlKeys += c[1]
+					}
 				}
 				remaining--
 				last := remaining == 0
@@ -323,12 +332,15 @@ func cmdInfo(x *Ctx) {
 				if !last {
 					return
 				}
-				if sum.keys > 0 {
-					avg := int64(0)
-					if ttlKeys > 0 {
-						avg = int64(ttlWeight / float64(ttlKeys))
+				for db, sum := range sums {
+					if sum.keys == 0 {
+						continue
 					}
-					t.str("db0", "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
+					avg := int64(0)
+					if sum.ttlKeys > 0 {
+						avg = int64(sum.ttlWeight / float64(sum.ttlKeys))
+					}
+					t.str("db"+strconv.Itoa(db), "keys="+strconv.FormatInt(sum.keys, 10)+",expires="+
 						strconv.FormatInt(sum.expires, 10)+",avg_ttl="+strconv.FormatInt(avg, 10))
 				}
 				d.W.Verbatim(string(t.b))

@@ -158,13 +158,15 @@ func TestStandaloneConnectionCommands(t *testing.T) {
 	require.Equal(t, "-ERR wrong number of arguments for 'auth' command\r\n", w.do("AUTH"))
 
 	require.Equal(t, "+OK\r\n", w.do("SELECT", "0"))
-	// slotd has one keyspace: other indexes are refused rather than aliased.
-	require.Equal(t, "-ERR DB index is out of range\r\n", w.do("SELECT", "1"))
+	// databases 16: 0..15 exist.
+	require.Equal(t, "+OK\r\n", w.do("SELECT", "15"))
+	require.Equal(t, "-ERR DB index is out of range\r\n", w.do("SELECT", "16"))
 	require.Equal(t, "-ERR DB index is out of range\r\n", w.do("SELECT", "-1"))
 	require.Equal(t, "-ERR value is not an integer or out of range\r\n", w.do("SELECT", "x"))
 	require.Equal(t, "-ERR value is not an integer or out of range\r\n", w.do("SELECT", "00"))
 	require.Equal(t, "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n",
 		w.do("SELECT", "2147483648"))
+	require.Equal(t, "+OK\r\n", w.do("SELECT", "0"))
 
 	require.Equal(t, "-ERR This instance has cluster support disabled\r\n", w.do("READONLY"))
 	require.Equal(t, "-ERR This instance has cluster support disabled\r\n", w.do("READWRITE"))

@@ -209,6 +209,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 		b := g.batch(i)
 		b.Add(spec, args, slot, cl.proto, cl.asking)
+		b.Cmds[len(b.Cmds)-1].DB = cl.db.Load()
 		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
 		if inTx || spec.WatchCmd {
 			c := &b.Cmds[len(b.Cmds)-1]
@@ -232,8 +233,11 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 		s.cmdStats.Called(spec, 0, nil) // one call, whatever the shard count
 		merge := spec.Merge
+		db := cl.db.Load()
 		for i := 0; i < s.shards.N(); i++ {
-			g.batch(i).Add(spec, args, -1, cl.proto, false)
+			b := g.batch(i)
+			b.Add(spec, args, -1, cl.proto, false)
+			b.Cmds[len(b.Cmds)-1].DB = db
 		}
 		g.order = append(g.order, src{kind: srcFanout, idx: uint16(len(g.fanouts))})
 		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})

@@ -26,8 +26,9 @@ type Shards interface {
 	// BlockedClients is the number of parked commands.
 	BlockedClients() int64
 	// CountKeys counts shard i's keys and volatile keys at now (unix ms),
-	// with a sample of the remaining TTLs, for INFO keyspace.
-	CountKeys(i int, now int64, reply func(keys, expires, ttlSum, ttlN int64))
+	// with a sample of the remaining TTLs, for INFO keyspace: per database
+	// (by index), keys, expires, the sum and the number of sampled TTLs.
+	CountKeys(i int, now int64, reply func(perDB [][4]int64))
 	// Totals sums the shards' keyspace counters; ResetTotals zeroes them
 	// (CONFIG RESETSTAT).
 	Totals() (hits, misses, expired, expiredStale, commands int64)

@@ -58,6 +58,8 @@ type Manager struct {
 	cfg *config.Config
 	log zerolog.Logger
 	p   *persist.Manager
+	// endDB is the database each shard's incr file ended in when loaded.
+	endDB map[int]int
 
 	mu   sync.Mutex // on, logs, man
 	on   bool
@@ -295,6 +297,9 @@ func (m *Manager) attachExisting() error {
 	logs := make([]*shardLog, len(files))
 	for i := range files {
 		logs[i] = newShardLog(m, i, files[i], names[i], sizes[i])
+		// The shard's stream starts in DB 0; the file may end in another.
+		logs[i].db = m.endDB[i]
+		logs[i].curSelect = logs[i].db != 0
 	}
 	m.attach(logs)
 	m.rwBase.Store(m.currentSize())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ func (m *Manager) load() (found bool, err error) {
 
 	errs := make([]error, len(groups))
 	counts := make([]int, len(groups))
+	endDB := make([]int, len(groups)) // the database each group's last file ends in
 	var wg sync.WaitGroup
 	var baseSize int64
 	var mu sync.Mutex
@@ -63,7 +65,7 @@ func (m *Manager) load() (found bool, err error) {
 			var err error
 			if strings.HasSuffix(name, ".aof") {
 				// A RESP base (redis-server with aof-use-rdb-preamble no).
-				counts[gi], err = m.replayFile(path, false)
+				counts[gi], _, err = m.replayFile(path, false, swapTarget(len(groups), i, m.g.N()))
 			} else if b, err = os.ReadFile(path); err == nil {
 				_, _, err = m.p.LoadRDB(b)
 			}
@@ -88,8 +90,9 @@ func (m *Manager) load() (found bool, err error) {
 		go func() {
 			defer wg.Done()
 			for j, e := range incrs {
-				n, err := m.replayFile(filepath.Join(m.Dir(), e.Name), j == len(incrs)-1)
+				n, db, err := m.replayFile(filepath.Join(m.Dir(), e.Name), j == len(incrs)-1, swapTarget(len(groups), i, m.g.N()))
 				counts[gi] += n
+				endDB[gi] = db
 				if err != nil {
 					errs[gi] = err
 					return
@@ -106,6 +109,10 @@ func (m *Manager) load() (found bool, err error) {
 		total += c
 	}
 	m.man = man
+	m.endDB = map[int]int{}
+	for gi, i := range groups {
+		m.endDB[i] = endDB[gi]
+	}
 	m.baseSize.Store(baseSize)
 	m.p.ResetDirty()
 	m.log.Info().Msgf("DB loaded from append only file: %.3f seconds (%d commands replayed, %d file groups)",
@@ -117,15 +124,32 @@ func (m *Manager) load() (found bool, err error) {
 // last file (a crash mid-write), or a transaction without its EXEC there,
 // is dropped and the file truncated before it when aof-load-truncated is
 // yes; anything malformed elsewhere stops the load.
-func (m *Manager) replayFile(path string, last bool) (int, error) {
+// swapTarget is the shard that applies the SWAPDBs of file group i of
+// ngroups: each shard's own file swaps that shard's part, a single file
+// (redis-server's) every shard (-1).
+func swapTarget(ngroups, i, nshards int) int {
+	if ngroups == nshards && ngroups > 1 {
+		return i
+	}
+	return -1
+}
+
+func (m *Manager) replayFile(path string, last bool, swapShard int) (n, db int, err error) {
+	n, err = m.replayFileDB(path, last, swapShard, &db)
+	return n, db, err
+}
+
+// replayFileDB replays path; *endDB is the database its records end in.
+func (m *Manager) replayFileDB(path string, last bool, swapShard int, endDB *int) (int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
-	r := replayer{m: m, specs: map[string]*command.Spec{}, sem: make(chan struct{}, 4),
+	r := replayer{m: m, specs: map[string]*command.Spec{}, sem: make(chan struct{}, 4), swapShard: swapShard,
 		batches: make([]*engine.ApplyBatch, m.g.N())}
 	defer r.wg.Wait()
-	pos, txStart, count := 0, -1, 0
+	pos, txStart, count, db := 0, -1, 0, 0
+	defer func() { *endDB = db }()
 	loadDelay := m.cfg.Var("key-load-delay")
 	var args [][]byte
 	var tx []engine.Replicated
@@ -154,29 +178,53 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 			}
 			tx, txStart = tx[:0], -1
 		case strings.EqualFold(string(args[0]), "select"):
-			// redis-server's files select DB 0; a cluster node has no other.
-			if len(args) != 2 || string(args[1]) != "0" {
-				return count, fmt.Errorf("the append only file %s selects a DB other than 0 at offset %d: "+
-					"a cluster node has only DB 0", path, pos)
+			id, err := strconv.Atoi(string(args[len(args)-1]))
+			if len(args) != 2 || err != nil || id < 0 || id >= m.g.Databases() {
+				return count, fmt.Errorf("the append only file %s selects DB %q at offset %d, out of the "+
+					"%d databases of this node", path, args[len(args)-1], pos, m.g.Databases())
+			}
+			db = id
+		case strings.EqualFold(string(args[0]), "swapdb") && len(args) == 3:
+			a, err1 := strconv.Atoi(string(args[1]))
+			b, err2 := strconv.Atoi(string(args[2]))
+			if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= m.g.Databases() || b >= m.g.Databases() {
+				return count, fmt.Errorf("Bad file format reading the append only file %s at offset %d: "+
+					"SWAPDB of databases out of range", path, pos)
+			}
+			rc := engine.Replicated{Slot: -1, DB: a, Swap: true, SwapWith: b}
+			if txStart >= 0 {
+				tx = append(tx, rc)
+			} else {
+				r.add(rc)
 			}
 		case strings.EqualFold(string(args[0]), "flushall") || strings.EqualFold(string(args[0]), "flushdb"):
-			// In redis-server's files: every slot goes.
+			// In redis-server's files: every slot of the database (FLUSHDB)
+			// or of every database goes.
+			dbs := []int{db}
+			if strings.EqualFold(string(args[0]), "flushall") {
+				dbs = dbs[:0]
+				for d := 0; d < m.g.Databases(); d++ {
+					dbs = append(dbs, d)
+				}
+			}
 			for i := 0; i < m.g.N(); i++ {
 				var all []int
 				for s := i; s < slots.NumSlots; s += m.g.N() {
 					all = append(all, s)
 				}
-				rc := engine.Replicated{Flush: all, Slot: -1}
-				if txStart >= 0 {
-					tx = append(tx, rc)
-				} else {
-					r.addTo(i, rc)
+				for _, d := range dbs {
+					rc := engine.Replicated{Flush: all, Slot: -1, DB: d}
+					if txStart >= 0 {
+						tx = append(tx, rc)
+					} else {
+						r.addTo(i, rc)
+					}
 				}
 			}
 		case string(args[0]) == engine.FlushSlots:
 			for _, a := range args[1:] {
 				if s, ok := atoiSlot(a); ok {
-					rc := engine.Replicated{Flush: []int{s}, Slot: -1}
+					rc := engine.Replicated{Flush: []int{s}, Slot: -1, DB: db}
 					if txStart >= 0 {
 						tx = append(tx, rc)
 					} else {
@@ -204,7 +252,7 @@ func (m *Manager) replayFile(path string, last bool) (int, error) {
 						path, pos, trunc(string(args[0]), 64))
 				}
 			}
-			rc := engine.Replicated{Spec: spec, Payload: payload, Slot: slot}
+			rc := engine.Replicated{Spec: spec, Payload: payload, Slot: slot, DB: db}
 			if txStart >= 0 {
 				tx = append(tx, rc)
 			} else {
@@ -244,16 +292,26 @@ type replayer struct {
 	batches []*engine.ApplyBatch
 	sem     chan struct{}
 	wg      sync.WaitGroup
+	// swapShard is the shard SWAPDB records apply to (-1: all).
+	swapShard int
 }
 
 func (r *replayer) add(rc engine.Replicated) {
+	if rc.Swap {
+		for i := 0; i < r.m.g.N(); i++ {
+			if r.swapShard < 0 || r.swapShard == i {
+				r.addTo(i, rc)
+			}
+		}
+		return
+	}
 	if rc.Slot < 0 && len(rc.Flush) > 1 && r.ownsAll(rc.Flush) {
 		r.addTo(r.m.g.Of(rc.Flush[0]), rc)
 		return
 	}
 	if rc.Slot < 0 {
 		for _, s := range rc.Flush {
-			r.addTo(r.m.g.Of(s), engine.Replicated{Flush: []int{s}, Slot: -1})
+			r.addTo(r.m.g.Of(s), engine.Replicated{Flush: []int{s}, Slot: -1, DB: rc.DB})
 		}
 		return
 	}

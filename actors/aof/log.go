@@ -2,6 +2,8 @@ package aof
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +28,13 @@ type shardLog struct {
 	// Touched only in the shard's turns.
 	buf, nbuf []byte
 	args      [][]byte
+	// db is the database the records last SELECTed; nextSelect makes a
+	// rewrite's new incr file start by selecting it.
+	db         int
+	nextSelect bool
+	// curSelect: the current file ends in another database than the
+	// stream's (0 at start): its next records start with SELECT 0.
+	curSelect bool
 	snapped   [slots.NumSlots / 64]uint64
 	// pend and npend hold what a failed write left unwritten to cur and
 	// next: retried before the next record and once a second, so a full
@@ -72,6 +81,19 @@ func (l *shardLog) isSnapped(slot int) bool { return l.snapped[slot>>6]&(1<<(slo
 func (l *shardLog) Append(recs []byte) {
 	rewriting := l.next != nil
 	l.buf, l.nbuf = l.buf[:0], l.nbuf[:0]
+	if rewriting && l.nextSelect {
+		// The new incr file is replayed from DB 0: it starts with the
+		// stream's database.
+		l.nextSelect = false
+		if l.db != 0 {
+			l.nbuf = appendCommand(l.nbuf, [][]byte{[]byte("SELECT"), []byte(strconv.Itoa(l.db))})
+		}
+	}
+	if l.curSelect {
+		l.curSelect = false
+		l.buf = appendCommand(l.buf, [][]byte{[]byte("SELECT"), []byte("0")})
+		l.db = 0
+	}
 	for len(recs) > 0 {
 		slot, _, payload, rest, ok := engine.NextRecord(recs)
 		if !ok {
@@ -79,6 +101,9 @@ func (l *shardLog) Append(recs []byte) {
 		}
 		recs = rest
 		l.buf = append(l.buf, payload...)
+		if slot < 0 {
+			l.noteSelect(payload)
+		}
 		if !rewriting {
 			continue
 		}
@@ -301,6 +326,22 @@ func (l *shardLog) beginRewrite(f *os.File, name string) {
 	l.mu.Unlock()
 	l.snapped = [slots.NumSlots / 64]uint64{}
 	l.nextSize.Store(0)
+	l.nextSelect = true
+}
+
+// noteSelect follows the database the records select (a slot-less
+// record's payload).
+func (l *shardLog) noteSelect(payload []byte) {
+	if len(payload) < 10 || payload[0] != '*' || payload[1] != '2' {
+		return
+	}
+	args, ok := engine.SplitCommand(payload, l.args[:0])
+	l.args = args
+	if ok && len(args) == 2 && strings.EqualFold(string(args[0]), "select") {
+		if db, err := strconv.Atoi(string(args[1])); err == nil {
+			l.db = db
+		}
+	}
 }
 
 // markSnapped records that the slots of this shard in [from, next) are in

@@ -42,6 +42,7 @@ func (s *Shard) AttachAOF(a AOF) {
 	s.releaseHeld()
 	s.aof = a
 	s.repl.on = true
+	s.ResetStreamDB() // a new file starts in DB 0
 }
 
 // DetachAOF stops shard i's log; record collection goes back off unless
@@ -107,12 +108,22 @@ func (s *Shard) aofDirect(slot int, payload []byte) {
 	if slot < 0 {
 		slot = SlotNone
 	}
+	// The record is in the current database; the file goes on in the
+	// stream's (the records around it are the stream's).
+	other := s.db != r.db
+	var num [20]byte
+	if other {
+		s.aof.Append(AppendRecord(nil, -1, [][]byte{cmdSELECT, strconv.AppendInt(num[:0], int64(s.db), 10)}))
+	}
 	rec := append(r.scratch[:0], 0, 0, 0, 0, 0, 0)
 	binary.LittleEndian.PutUint16(rec, uint16(slot))
 	binary.LittleEndian.PutUint32(rec[2:], uint32(len(payload)))
 	rec = append(rec, payload...)
 	r.scratch = rec
 	s.aof.Append(rec)
+	if other && r.db >= 0 {
+		s.aof.Append(AppendRecord(nil, -1, [][]byte{cmdSELECT, strconv.AppendInt(num[:0], int64(r.db), 10)}))
+	}
 }
 
 // aofFlushSlots logs FLUSHSLOTS for those of list that are this shard's.
@@ -143,10 +154,14 @@ func (s *Shard) slotsWithKeys() []int {
 // newer owner claimed it): the AOF logs the flush, so a restart does not
 // bring the keys back.
 func (s *Shard) DropSlotLogged(slot int) int {
-	if s.spaces[slot] != nil && s.spaces[slot].Len() > 0 {
-		s.aofFlushSlots([]int{slot})
-	}
-	return s.DropSlot(slot)
+	n := 0
+	s.ForEachDB(func(int) {
+		if s.spaces[slot] != nil && s.spaces[slot].Len() > 0 {
+			s.aofFlushSlots([]int{slot})
+		}
+		n += s.DropSlot(slot)
+	})
+	return n
 }
 
 // RecordChunk is one turn's output of RecordSlots.
@@ -174,15 +189,23 @@ func (s *Shard) RecordSlots(from, budget int) RecordChunk {
 		w := recWriter{}
 		now := s.group.nowMS()
 		slot := max(from, s.ID)
+		cur := 0 // each chunk starts and ends in DB 0
 		for ; slot < slots.NumSlots && len(w.b) < budget; slot += s.n {
-			if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
+			s.eachDBOf(slot, func(db int, ks *keyspace.Keyspace) {
+				if db != cur {
+					w.selectDB(db)
+					cur = db
+				}
 				ks.ForEach(func(e *keyspace.Entry) bool {
 					if e.Expire == 0 || e.Expire > now {
 						w.entry(slot, e)
 					}
 					return true
 				})
-			}
+			})
+		}
+		if cur != 0 {
+			w.selectDB(0)
 		}
 		ch.B, ch.Next = w.b, min(slot, slots.NumSlots)
 	}()

@@ -17,7 +17,7 @@ import (
 type Blocked struct {
 	b       *batch.Batch
 	cmd     *batch.Cmd
-	keys    []string
+	keys    []DBKey
 	cancel  func() // disarms the timeout (nil: none)
 	done    bool
 	timeout func(c *Call) // writes the timeout reply
@@ -36,10 +36,10 @@ func (c *Call) Block(keys [][]byte, timeout time.Duration, onTimeout func(c *Cal
 	}
 	bl := &Blocked{b: s.cur, cmd: c.Cmd, timeout: onTimeout}
 	for _, k := range keys {
-		ks := string(k)
+		ks := DBKey{s.db, string(k)}
 		bl.keys = append(bl.keys, ks)
 		if s.blocked == nil {
-			s.blocked = map[string][]*Blocked{}
+			s.blocked = map[DBKey][]*Blocked{}
 		}
 		s.blocked[ks] = append(s.blocked[ks], bl)
 	}
@@ -57,11 +57,12 @@ func (c *Call) CanBlock() bool { return !c.Cmd.NoBlock }
 // oldest first. A re-run either serves (its batch completes) or blocks
 // again, keeping its place in line.
 func (s *Shard) wake() {
-	saved := s.cur
+	saved, savedDB := s.cur, s.db
+	defer s.UseDB(savedDB)
 	for len(s.ready) > 0 {
 		key := s.ready[0]
 		s.ready = s.ready[1:]
-		s.wakeKey = key
+		s.wakeKey = key.Key
 		for _, bl := range append([]*Blocked(nil), s.blocked[key]...) {
 			if bl.done {
 				continue
@@ -115,6 +116,7 @@ func (s *Shard) Timeout(bl *Blocked, now int64) {
 	s.now = now
 	b := bl.b
 	b.Out.Proto = int(bl.cmd.Proto)
+	s.UseDB(int(bl.cmd.DB))
 	c := &s.call
 	*c = Call{Args: bl.cmd.Args, W: &b.Out, Slot: int(bl.cmd.Slot), Now: s.now, S: s, Cmd: bl.cmd}
 	bl.timeout(c)
@@ -142,8 +144,8 @@ func (s *Shard) signalBlocked(key []byte) {
 	if len(s.blocked) == 0 {
 		return
 	}
-	if _, ok := s.blocked[string(key)]; ok {
-		s.ready = append(s.ready, string(key))
+	if _, ok := s.blocked[DBKey{s.db, string(key)}]; ok {
+		s.ready = append(s.ready, DBKey{s.db, string(key)})
 	}
 }
 
@@ -156,12 +158,15 @@ func (g *Group) BlockedClients() int64 {
 	return n
 }
 
-// SignalAllBlocked gives every parked command a chance to run again (after
-// FLUSHALL/FLUSHDB, which deletes keys without naming them): a group read
-// on a stream that is gone answers that it no longer exists, as in Redis.
+// SignalAllBlocked gives every parked command of the current database a
+// chance to run again (after FLUSHALL/FLUSHDB, which deletes keys without
+// naming them): a group read on a stream that is gone answers that it no
+// longer exists, as in Redis.
 func (s *Shard) SignalAllBlocked() {
 	for k := range s.blocked {
-		s.ready = append(s.ready, k)
+		if k.DB == s.db {
+			s.ready = append(s.ready, k)
+		}
 	}
 }
 

@@ -8,9 +8,16 @@ type KeyCounts struct {
 	TTLSum, TTLN  int64 // sampled remaining TTLs (ms)
 }
 
-// CountKeys counts the shard's keys and keys with a TTL, and samples the
-// remaining TTLs at now (unix ms) for INFO keyspace's avg_ttl.
-func (s *Shard) CountKeys(now int64) KeyCounts {
+// CountKeys counts the shard's keys and keys with a TTL in each database
+// (by index), and samples the remaining TTLs at now (unix ms) for INFO
+// keyspace's avg_ttl.
+func (s *Shard) CountKeys(now int64) []KeyCounts {
+	out := make([]KeyCounts, len(s.dbs))
+	s.ForEachDB(func(db int) { out[db] = s.countDBKeys(now) })
+	return out
+}
+
+func (s *Shard) countDBKeys(now int64) KeyCounts {
 	var kc KeyCounts
 	samples, steps := 64, 1024 // TTLs to sample, buckets to visit
 	s.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {

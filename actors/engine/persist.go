@@ -51,11 +51,30 @@ func (s *Shard) saveSlots(ch *SaveChunk, from, budget int, opt rdb.Options) {
 	}
 	now := s.group.nowMS()
 	slot := from
+	cur := 0 // each chunk starts and ends in DB 0 (SELECTDB records)
 	for ; slot < slots.NumSlots && len(ch.B) < budget; slot += s.n {
-		ks := s.spaces[slot]
-		if ks == nil || ks.Len() == 0 {
-			continue
-		}
+		s.eachDBOf(slot, func(db int, ks *keyspace.Keyspace) {
+			if db != cur {
+				ch.B = appendSelectDB(ch.B, db)
+				cur = db
+			}
+			s.saveKeyspace(ch, ks, now, opt)
+		})
+	}
+	if cur != 0 {
+		ch.B = appendSelectDB(ch.B, 0)
+	}
+	ch.Next = min(slot, slots.NumSlots)
+}
+
+// appendSelectDB appends an RDB SELECTDB record.
+func appendSelectDB(b []byte, db int) []byte {
+	return rdb.AppendLen(append(b, rdb.OpSelectDB), uint64(db))
+}
+
+// saveKeyspace appends the RDB records of ks's live keys to ch.
+func (s *Shard) saveKeyspace(ch *SaveChunk, ks *keyspace.Keyspace, now int64, opt rdb.Options) {
+	{
 		ks.ForEach(func(e *keyspace.Entry) bool {
 			if e.Expire != 0 && e.Expire <= now {
 				return true
@@ -86,7 +105,6 @@ func (s *Shard) saveSlots(ch *SaveChunk, from, budget int, opt rdb.Options) {
 			return true
 		})
 	}
-	ch.Next = min(slot, slots.NumSlots)
 }
 
 func appendLE64(b []byte, v uint64) []byte {
@@ -97,6 +115,7 @@ func appendLE64(b []byte, v uint64) []byte {
 // LoadedKey is one key read from a snapshot.
 type LoadedKey struct {
 	Slot   int
+	DB     int
 	Key    []byte
 	Expire int64 // unix ms, 0 for none
 	Obj    *rdb.Object
@@ -110,7 +129,12 @@ type LoadedKey struct {
 func (s *Shard) LoadKeys(keys []LoadedKey) (int, error) {
 	n, firstErr := 0, error(nil)
 	c := &s.call
+	saved := s.db
+	defer s.UseDB(saved)
 	for _, k := range keys {
+		if k.DB != s.db {
+			s.UseDB(k.DB)
+		}
 		*c = Call{Slot: k.Slot, Now: s.group.nowMS(), S: s}
 		if k.Keep && c.peek(k.Key) != nil {
 			continue

@@ -66,6 +66,9 @@ type replShard struct {
 	txRec    int
 	txSlot   int
 	aofMark  int // pending[:aofMark] already went to the AOF (aofDirect)
+	// db is the database the stream last SELECTed (-1: unknown to its
+	// readers), want the shard's current one.
+	db, want int
 
 	// Published for readers on other goroutines.
 	blFirst, blLen atomic.Int64
@@ -147,8 +150,29 @@ func NextRecord(b []byte) (slot int, rec, payload, rest []byte, ok bool) {
 }
 
 func (r *replShard) record(slot int, args [][]byte) {
+	if r.want != r.db {
+		r.selectDB()
+	}
 	r.pending = AppendRecord(r.pending, slot, args)
 	r.nrec++
+}
+
+// selectDB streams a SELECT of the current database (a slot-less record),
+// as Redis does before the first write of another database.
+func (r *replShard) selectDB() {
+	var num [20]byte
+	r.pending = AppendRecord(r.pending, -1, [][]byte{cmdSELECT, strconv.AppendInt(num[:0], int64(r.want), 10)})
+	r.nrec++
+	r.db = r.want
+}
+
+// ResetStreamDB makes the next record of the stream SELECT its database
+// unless the stream is in database 0, where every reader starts (a replica
+// attaching, a new AOF file).
+func (s *Shard) ResetStreamDB() {
+	if s.repl.db != 0 {
+		s.repl.db = -1
+	}
 }
 
 func (r *replShard) recordStrings(slot int, args ...string) {
@@ -232,6 +256,7 @@ var (
 	ArgKEEPTTL   = []byte("KEEPTTL")
 	cmdMULTI     = []byte("MULTI")
 	cmdEXEC      = []byte("EXEC")
+	cmdSELECT    = []byte("SELECT")
 )
 
 // reapExpired deletes e, found past its TTL by a scan or a random draw,

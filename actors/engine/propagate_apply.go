@@ -29,6 +29,13 @@ type Replicated struct {
 	Raw []byte
 	// Flush lists the slots a FLUSHSLOTS record drops.
 	Flush []int
+	// DB is the database the record applies to (the stream's last
+	// SELECT); Select marks a SELECT record relayed as it was received.
+	DB     int
+	Select bool
+	// Swap is a SWAPDB of databases DB and SwapWith.
+	Swap     bool
+	SwapWith int
 }
 
 // ApplyBatch is a batch of replicated commands for one shard.
@@ -46,9 +53,28 @@ type ApplyBatch struct {
 // Apply runs b, a batch of the primary's stream, in the shard.
 func (s *Shard) Apply(b *ApplyBatch) {
 	r := &s.repl
+	saved := s.db
+	defer s.UseDB(saved)
 	for i := range b.Cmds {
 		rc := &b.Cmds[i]
+		if rc.DB != s.db && rc.DB >= 0 && rc.DB < len(s.dbs) {
+			s.UseDB(rc.DB)
+		}
 		switch {
+		case rc.Select:
+			if rc.Raw != nil && r.on {
+				r.pending = append(r.pending, rc.Raw...)
+				r.nrec++
+				r.db = rc.DB
+			}
+			continue
+		case rc.Swap:
+			if rc.SwapWith >= 0 && rc.SwapWith < len(s.dbs) {
+				s.SwapDBs(rc.DB, rc.SwapWith)
+				if len(s.ready) > 0 {
+					s.wake()
+				}
+			}
 		case rc.Flush != nil:
 			for _, slot := range rc.Flush {
 				if slot%s.n == s.ID {
@@ -65,6 +91,9 @@ func (s *Shard) Apply(b *ApplyBatch) {
 			}
 		}
 		if rc.Raw != nil && r.on {
+			if r.db != s.db && !rc.Swap {
+				r.selectDB()
+			}
 			r.pending = append(r.pending, rc.Raw...)
 			r.nrec++
 		}

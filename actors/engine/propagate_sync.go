@@ -58,7 +58,10 @@ func (g *Group) StreamsOn() bool { return g.streamsOn.Load() }
 // SetReplica switches the shard's replica mode: no expiry by the local clock (only the
 // primary's DEL removes keys; reads still hide keys past their TTL), and
 // writes of ordinary clients are not streamed.
-func (s *Shard) SetReplica(on bool) { s.replica = on }
+func (s *Shard) SetReplica(on bool) {
+	s.replica = on
+	s.ResetStreamDB()
+}
 
 // MarkReplica records replica mode for Replica (set before the shards'
 // SetReplica run).
@@ -122,6 +125,7 @@ func (s *Shard) AttachFeed(sink Sink, from int64) (ok bool, start int64) {
 	if j := r.find(sink); j >= 0 {
 		r.dropFeed(j)
 	}
+	s.ResetStreamDB() // a new reader may not know the stream's database
 	if from >= 0 {
 		if !r.backlog.covers(from) {
 			return false, end
@@ -193,11 +197,20 @@ func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
 	if now == 0 {
 		now = s.group.nowMS()
 	}
+	frameDB := 0
 	for f.next < slots.NumSlots && len(w.b) < budget {
 		slot := f.next
 		f.next += s.n
-		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
-			ks.ForEach(func(e *keyspace.Entry) bool {
+		for db, d := range s.dbs {
+			if d == nil || d[slot] == nil || d[slot].Len() == 0 {
+				continue
+			}
+			if db != frameDB {
+				// Each snapshot frame starts in DB 0 on the replica.
+				w.selectDB(db)
+				frameDB = db
+			}
+			d[slot].ForEach(func(e *keyspace.Entry) bool {
 				if s.replica || e.Expire == 0 || e.Expire > now {
 					w.entry(slot, e)
 				}
@@ -224,12 +237,14 @@ func (s *Shard) snapshotStep(f *feedState, budget int) (done, ok bool) {
 
 // DropAll deletes every key (a replica starting a full sync).
 func (s *Shard) DropAll() {
-	if s.replica {
-		s.aofFlushSlots(s.slotsWithKeys())
-	}
-	for slot := s.ID; slot < slots.NumSlots; slot += s.n {
-		s.DropSlot(slot)
-	}
+	s.ForEachDB(func(int) {
+		if s.replica {
+			s.aofFlushSlots(s.slotsWithKeys())
+		}
+		for slot := s.ID; slot < slots.NumSlots; slot += s.n {
+			s.DropSlot(slot)
+		}
+	})
 	s.DirtyAllWatchers()
 }
 
@@ -280,6 +295,14 @@ func (w *recWriter) float(f float64) {
 	default:
 		w.arg(strconv.AppendFloat(tmp[:0], f, 'g', -1, 64))
 	}
+}
+
+// selectDB writes a SELECT record (slot-less).
+func (w *recWriter) selectDB(db int) {
+	w.begin(-1, 2)
+	w.str("SELECT")
+	w.int(int64(db))
+	w.end()
 }
 
 func (w *recWriter) end() {

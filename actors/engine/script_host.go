@@ -27,7 +27,8 @@ import (
 //     ("Script attempted to access a non local key in a cluster node").
 //     Declaring the keys (with a hash tag) is what makes a script portable
 //     across Redis Cluster and slotd alike.
-//   - PING, ECHO, TIME and SELECT 0 (answered here) and DBSIZE (from the per-slot
+//   - PING, ECHO, TIME and SELECT (answered here; the database is the
+//     caller's again after the script) and DBSIZE (from the per-slot
 //     key counters), among the commands that run on the event loop or on
 //     every shard. The other loop and fanout commands (INFO, KEYS, SCAN,
 //     RANDOMKEY, FLUSHALL, ...) are refused with "This Redis command is not
@@ -121,11 +122,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		return h.loopCommand(spec, args, w)
 	case spec.Exec == command.Fanout:
 		if spec.Name == "dbsize" {
-			var n int64
-			for slot := 0; slot < slots.NumSlots; slot++ {
-				n += s.group.SlotKeys(slot)
-			}
-			w.Int(n)
+			w.Int(s.group.DBKeys(s.db))
 			return ""
 		}
 		return errScriptNotAllow
@@ -163,7 +160,7 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		existed = s.liveKeys(slot, args, idx)
 	}
 	cmd := &h.cmd
-	*cmd = batch.Cmd{Spec: spec, Args: args, Slot: int32(slot), Proto: uint8(w.Proto), NoBlock: true}
+	*cmd = batch.Cmd{Spec: spec, Args: args, Slot: int32(slot), Proto: uint8(w.Proto), NoBlock: true, DB: int32(s.db)}
 	c := &h.call
 	*c = Call{Args: args, W: w, Slot: slot, Now: s.now, S: s, Cmd: cmd}
 	mark := len(w.B)
@@ -272,9 +269,12 @@ func (h *scriptHost) loopCommand(spec *command.Spec, args [][]byte, w *resp.Writ
 			w.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
 		case id != 0 && h.s.group.clusterMode():
 			w.Error("ERR SELECT is not allowed in cluster mode")
-		case id != 0:
+		case id < 0 || id >= int64(len(h.s.dbs)):
 			w.Error("ERR DB index is out of range")
 		default:
+			// The rest of the script runs in that database; the caller's
+			// is restored when it ends (runLua), as in Redis 7.
+			h.s.UseDB(int(id))
 			w.OK()
 		}
 	case "publish", "spublish":

@@ -85,6 +85,7 @@ func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*sc
 	runCtx, done := context.WithCancel(ctx)
 	defer done()
 	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking}
+	defer s.UseDB(s.db) // a script's SELECT lasts until it ends
 	run(sh.vm, runCtx, h)
 	if sh.vm.Broken() {
 		sh.vm = nil

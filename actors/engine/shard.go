@@ -54,23 +54,29 @@ type Shard struct {
 	group *Group
 	host  Host
 
-	spaces [slots.NumSlots]*keyspace.Keyspace
-	index  *keyspace.Index // key lookups for all of spaces
+	// spaces is the database of the command being executed (db its
+	// number), one of dbs; every database's keyspaces share index.
+	spaces *DBSpaces
+	db     int
+	dbs    []*DBSpaces     // nil: a database never written in this shard
+	dbKeys []atomic.Int64  // keys per database (read by any goroutine)
+	index  *keyspace.Index // key lookups for all of dbs
 	rng    *rand.Rand
 	now    int64 // unix ms of the batch being executed
 	call   Call
 
-	expireSlot   int // active-expiry walk position
+	expireDB     int // active-expiry walk position
+	expireSlot   int
 	expireCursor uint64
 
-	cur     *batch.Batch          // batch being executed
-	parked  bool                  // the last command blocked
-	rerun   *Blocked              // blocked command being retried
-	blocked map[string][]*Blocked // key → commands waiting on it
-	ready   []string              // keys signalled since the last wake
-	wakeKey string                // the key whose signal re-runs parked commands
-	txHold  int                   // commands of a transaction still to run: no wake before
-	watched map[string][]watchRec // key → WATCHing clients
+	cur     *batch.Batch         // batch being executed
+	parked  bool                 // the last command blocked
+	rerun   *Blocked             // blocked command being retried
+	blocked map[DBKey][]*Blocked // key → commands waiting on it
+	ready   []DBKey              // keys signalled since the last wake
+	wakeKey string               // the key whose signal re-runs parked commands
+	txHold  int                  // commands of a transaction still to run: no wake before
+	watched map[DBKey][]watchRec // key → WATCHing clients
 	keyIdx  []int
 	script  scriptShard    // Lua VM, offloaded script batches
 	migr    *migrateWait   // MIGRATE in flight (migrate.go)
@@ -174,6 +180,9 @@ func (s *Shard) runFrom(b *batch.Batch, start int) {
 // signals the command's keys to WATCHers and blocked clients.
 func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 	b.Out.Proto = int(cmd.Proto)
+	if int(cmd.DB) != s.db {
+		s.UseDB(int(cmd.DB))
+	}
 	mark := len(b.Out.B)
 	s.trackWriter(cmd)
 	// A write to keys that exist neither before nor after it changed
@@ -219,7 +228,7 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 // liveKeys returns a bit per key index (up to 64) set when that key is in
 // the slot's keyspace.
 func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
-	if slot < 0 || slot >= len(s.spaces) {
+	if slot < 0 || slot >= slots.NumSlots {
 		return ^uint64(0)
 	}
 	ks := s.spaces[slot]
@@ -288,12 +297,17 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	stats.Called(cmd.Spec, (s.group.mono()-t0)/1000, w.B[mark:])
 }
 
-// Keyspace returns slot's keyspace, creating it when create is set.
+// Keyspace returns slot's keyspace in the current database, creating it
+// when create is set.
 func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
 	ks := s.spaces[slot]
 	if ks == nil && create {
 		if s.index == nil {
 			s.index = keyspace.NewIndex() // a Shard built by hand (tests)
+		}
+		if s.spaces == &noSpaces {
+			s.dbs[s.db] = new(DBSpaces)
+			s.spaces = s.dbs[s.db]
 		}
 		ks = s.index.NewKeyspace()
 		s.spaces[slot] = ks
@@ -301,13 +315,27 @@ func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
 	return ks
 }
 
-// ForEachSlot visits every slot of this shard that has a keyspace.
+// ForEachSlot visits every slot of this shard that has keys in the
+// current database.
 func (s *Shard) ForEachSlot(fn func(slot int, ks *keyspace.Keyspace)) {
 	for slot := s.ID; slot < slots.NumSlots; slot += s.n {
 		if ks := s.spaces[slot]; ks != nil && ks.Len() > 0 {
 			fn(slot, ks)
 		}
 	}
+}
+
+// ForEachDB makes each database that has keys in this shard the current
+// one in turn, calls fn, and restores the current database.
+func (s *Shard) ForEachDB(fn func(db int)) {
+	saved := s.db
+	for db, d := range s.dbs {
+		if d != nil {
+			s.UseDB(db)
+			fn(db)
+		}
+	}
+	s.UseDB(saved)
 }
 
 // Rand is the shard's random source.
@@ -317,10 +345,24 @@ func (s *Shard) Rand() *rand.Rand { return s.rng }
 func (s *Shard) Group() *Group { return s.group }
 
 // added and removed keep the shared per-slot key counts current.
-func (s *Shard) added(slot int)   { s.group.counts[slot].Add(1) }
-func (s *Shard) removed(slot int) { s.group.counts[slot].Add(-1) }
+func (s *Shard) added(slot int) {
+	s.group.counts[slot].Add(1)
+	s.dbKeys[s.db].Add(1)
+}
 
-// DropSlot deletes every key of slot.
+func (s *Shard) removed(slot int) {
+	s.group.counts[slot].Add(-1)
+	s.dbKeys[s.db].Add(-1)
+}
+
+// DropSlotAll deletes every key of slot in every database.
+func (s *Shard) DropSlotAll(slot int) int {
+	n := 0
+	s.ForEachDB(func(int) { n += s.DropSlot(slot) })
+	return n
+}
+
+// DropSlot deletes every key of slot in the current database.
 func (s *Shard) DropSlot(slot int) int {
 	ks := s.spaces[slot]
 	if ks == nil {
@@ -334,6 +376,7 @@ func (s *Shard) DropSlot(slot int) int {
 	ks.Clear()
 	s.spaces[slot] = nil
 	s.group.counts[slot].Add(int64(-n))
+	s.dbKeys[s.db].Add(int64(-n))
 	return n
 }
 
@@ -348,10 +391,16 @@ func (s *Shard) ActiveExpire(now int64) {
 	if s.index.Expires() == 0 {
 		return // nothing to expire: don't walk thousands of slots
 	}
+	saved := s.db
+	defer s.UseDB(saved)
 	const budget = int64(2 * time.Millisecond)
 	start := s.group.mono()
 	visited := 0
-	for steps := 0; steps < slots.NumSlots/s.n+1; steps++ {
+	if s.expireDB >= len(s.dbs) {
+		s.expireDB = 0
+	}
+	s.UseDB(s.expireDB)
+	for steps := 0; steps < (slots.NumSlots/s.n+1)*len(s.dbs); steps++ {
 		slot := s.expireSlot
 		ks := s.spaces[slot]
 		if ks != nil && ks.ExpiresLen() > 0 {
@@ -385,7 +434,15 @@ func (s *Shard) ActiveExpire(now int64) {
 		s.expireSlot += s.n
 		if s.expireSlot >= slots.NumSlots {
 			s.expireSlot = s.ID
-			return // one full pass per tick at most
+			s.expireDB++
+			for s.expireDB < len(s.dbs) && s.dbs[s.expireDB] == nil {
+				s.expireDB++
+			}
+			if s.expireDB >= len(s.dbs) {
+				s.expireDB = 0
+				return // one full pass per tick at most
+			}
+			s.UseDB(s.expireDB)
 		}
 		if visited > 0 && visited&63 == 0 && s.group.mono()-start > budget {
 			return
@@ -397,10 +454,11 @@ func (s *Shard) ActiveExpire(now int64) {
 // from the configuration, per-slot key counts readable by any goroutine, the
 // script cache and function libraries, the CLIENT TRACKING hook-up.
 type Group struct {
-	shards []*Shard
-	counts [slots.NumSlots]atomic.Int64
-	mono   func() int64 // monotonic ns (time budgets)
-	clock  func() int64 // unix µs (steps that are not a command: saves, loads)
+	shards    []*Shard
+	databases int
+	counts    [slots.NumSlots]atomic.Int64
+	mono      func() int64 // monotonic ns (time budgets)
+	clock     func() int64 // unix µs (steps that are not a command: saves, loads)
 
 	replica, streamsOn atomic.Bool // replication mode (propagate_sync.go)
 	// ReplicaReadOnly mirrors replica-read-only (scripts on a replica).
@@ -454,19 +512,29 @@ type Options struct {
 	// budgets, a script's TIME). Commands take their time from Run.
 	Clock, Mono func() int64
 	Log         zerolog.Logger
+	// Databases is the number of databases (the databases directive;
+	// 0 means Redis's default of 16).
+	Databases int
 }
 
 // NewGroup builds n shards (at least 1) with Redis's default settings.
 // Each shard needs its Host (SetHost) before it runs anything.
 func NewGroup(n int, o Options) *Group {
 	n = max(n, 1)
-	g := &Group{mono: o.Mono, clock: o.Clock}
+	if o.Databases <= 0 {
+		o.Databases = DefaultDatabases
+	}
+	g := &Group{mono: o.Mono, clock: o.Clock, databases: o.Databases}
 	g.defaults()
 	g.scripts.cache = script.NewCache()
 	g.scripts.libs = script.NewLibraries()
 	for i := 0; i < n; i++ {
 		s := &Shard{ID: i, n: n, group: g, expireSlot: i, index: keyspace.NewIndex(), rng: o.Rand(i),
 			log: o.Log.With().Str("actor", "shard").Int("shard", i).Logger()}
+		s.dbs = make([]*DBSpaces, o.Databases)
+		s.dbKeys = make([]atomic.Int64, o.Databases)
+		s.dbs[0] = new(DBSpaces)
+		s.spaces = s.dbs[0]
 		g.shards = append(g.shards, s)
 	}
 	return g

@@ -17,9 +17,9 @@ func (c *Call) Watch(key []byte) {
 		return
 	}
 	if s.watched == nil {
-		s.watched = map[string][]watchRec{}
+		s.watched = map[DBKey][]watchRec{}
 	}
-	k := string(key)
+	k := DBKey{s.db, string(key)}
 	for _, r := range s.watched[k] {
 		if r.ws == ws {
 			return
@@ -35,7 +35,7 @@ func (s *Shard) signalWatch(key []byte) {
 	if len(s.watched) == 0 {
 		return
 	}
-	for _, r := range s.watched[string(key)] {
+	for _, r := range s.watched[DBKey{s.db, string(key)}] {
 		r.ws.Dirty()
 	}
 }
@@ -58,11 +58,23 @@ func (s *Shard) Unwatch(ws *batch.WatchState) {
 }
 
 // DirtyAllWatchers flags every WATCH state with a key in this shard
-// (FLUSHALL / FLUSHDB).
+// (FLUSHALL, a full sync).
 func (s *Shard) DirtyAllWatchers() {
 	for _, recs := range s.watched {
 		for _, r := range recs {
 			r.ws.Dirty()
+		}
+	}
+}
+
+// dirtyWatchersOf flags every WATCH state with a key of database db in
+// this shard (FLUSHDB, SWAPDB).
+func (s *Shard) dirtyWatchersOf(db int) {
+	for k, recs := range s.watched {
+		if k.DB == db {
+			for _, r := range recs {
+				r.ws.Dirty()
+			}
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, er
 		wg.Wait()
 		return 0, 0, fmt.Errorf("%w (at offset %d)", e, f.Pos())
 	}
-	expire := int64(0)
+	expire, curDB := int64(0), 0
 	var libs []string // function libraries' code
 	loadDelay := m.cfg.Var("key-load-delay")
 	for {
@@ -131,9 +131,11 @@ func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, er
 			if err != nil {
 				return fail(err)
 			}
-			if db != 0 {
-				return fail(fmt.Errorf("the file has keys in DB %d: a cluster node has only DB 0", db))
+			if db >= uint64(m.g.Databases()) {
+				return fail(fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle "+
+					"more than %d databases. Exiting", m.g.Databases()))
 			}
+			curDB = int(db)
 		case rdb.OpResizeDB:
 			if _, err := f.Len(); err != nil {
 				return fail(err)
@@ -191,7 +193,7 @@ func (m *Manager) loadBytes(b []byte, keepExpired bool) (loaded, expired int, er
 			}
 			slot := slots.HashSlot(key)
 			i := m.g.Of(slot)
-			pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, Key: key, Expire: exp, Obj: o})
+			pending[i] = append(pending[i], engine.LoadedKey{Slot: slot, DB: curDB, Key: key, Expire: exp, Obj: o})
 			if len(pending[i]) >= loadBatch {
 				flush(i)
 			}

@@ -60,6 +60,10 @@ type link struct {
 	conn     net.Conn
 	wmu      sync.Mutex // writes (handshake, ACKs)
 
+	// streamDB is the database each of the primary's streams last
+	// SELECTed (the stream goroutine's; kept for a partial resync).
+	streamDB []int
+
 	mu       sync.Mutex
 	masterID string // replication id of the history we hold
 	// syncStarts are the primary's offsets a full sync starts from.
@@ -261,6 +265,7 @@ func (l *link) session() error {
 		if sp, err = l.spoolFor(); err != nil {
 			return fmt.Errorf("opening the sync spool: %w", err)
 		}
+		l.streamDB = nil // the snapshot and stream start in DB 0
 		if err := l.m.beginFullSync(l, f[1], starts, sp); err != nil {
 			if sp != nil {
 				sp.discard()
@@ -309,7 +314,7 @@ func (l *link) newBatch() *engine.ApplyBatch {
 
 // flushSlots splits a FLUSHSLOTS record by the shard owning each slot
 // here; each shard streams its own part.
-func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *engine.ApplyBatch) {
+func (l *link) flushSlots(args [][]byte, stream bool, db int, batchFor func(int) *engine.ApplyBatch) {
 	m := l.m.shards.N()
 	parts := make([][]int, m)
 	for _, a := range args {
@@ -323,7 +328,7 @@ func (l *link) flushSlots(args [][]byte, stream bool, batchFor func(int) *engine
 		if len(slots) == 0 {
 			continue
 		}
-		rc := engine.Replicated{Flush: slots, Slot: -1}
+		rc := engine.Replicated{Flush: slots, Slot: -1, DB: db}
 		if stream {
 			rec := [][]byte{[]byte(engine.FlushSlots)}
 			for _, s := range slots {

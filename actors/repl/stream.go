@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,11 +43,18 @@ type applier struct {
 	argBuf  [][]byte
 	chunk   []byte
 	lastKey string // key of the last snapshot record (key-load-delay)
+	// db is the database each of the primary's streams last SELECTed;
+	// snapshot frames select their own (snapDB, from 0 in each frame).
+	db []int
 }
 
 func (l *link) newApplier(n int) *applier {
 	m := l.m.shards.N()
 	a := &applier{l: l, n: n, same: n == m, batches: make([]*engine.ApplyBatch, m), read: l.readVec()}
+	if len(l.streamDB) != n {
+		l.streamDB = make([]int, n)
+	}
+	a.db = l.streamDB
 	if len(a.read) != n {
 		a.read = make([]int64, n)
 	}
@@ -100,6 +108,11 @@ func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 		}
 		stream := kind == frameStream
 		recs := payload
+		snapDB := 0
+		dbOf := &snapDB
+		if stream {
+			dbOf = &a.db[i]
+		}
 		for len(recs) > 0 {
 			slot, rec, body, rest, ok := engine.NextRecord(recs)
 			if !ok {
@@ -121,15 +134,47 @@ func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 				raw = rec
 			}
 			if slot < 0 {
-				if strings.EqualFold(string(a.argBuf[0]), engine.FlushSlots) {
-					l.flushSlots(a.argBuf[1:], stream, a.batchFor)
-				} else {
+				switch name := string(a.argBuf[0]); {
+				case strings.EqualFold(name, engine.FlushSlots):
+					l.flushSlots(a.argBuf[1:], stream, *dbOf, a.batchFor)
+				case strings.EqualFold(name, "select") && len(a.argBuf) == 2:
+					db, err := strconv.Atoi(string(a.argBuf[1]))
+					if err != nil || db < 0 || db >= l.m.shards.Databases() {
+						return fmt.Errorf("the primary selects DB %q, out of the %d databases of this node",
+							a.argBuf[1], l.m.shards.Databases())
+					}
+					*dbOf = db
+					if stream && a.same {
+						b := a.batchFor(i)
+						b.Cmds = append(b.Cmds, engine.Replicated{Select: true, DB: db, Slot: -1, Raw: raw})
+					}
+				case strings.EqualFold(name, "swapdb") && len(a.argBuf) == 3:
+					x, err1 := strconv.Atoi(string(a.argBuf[1]))
+					y, err2 := strconv.Atoi(string(a.argBuf[2]))
+					if err1 != nil || err2 != nil {
+						return errors.New("bad SWAPDB record")
+					}
+					// Each of the primary's shards swaps its part: the same
+					// shard here does, or every shard when the counts differ.
+					for j := range a.batches {
+						if a.same && j != i || !a.same && i != 0 {
+							continue
+						}
+						rc := engine.Replicated{Swap: true, DB: x, SwapWith: y, Slot: -1}
+						if a.same {
+							rc.Raw = raw
+						}
+						b := a.batchFor(j)
+						b.Cmds = append(b.Cmds, rc)
+					}
+				default:
 					l.m.applySetSlot(a.argBuf) // setslot.go
 				}
 				continue
 			}
 			b := a.batchFor(slot % len(a.batches))
-			b.Cmds = append(b.Cmds, engine.Replicated{Spec: l.spec(a.argBuf), Payload: body, Slot: slot, Raw: raw})
+			b.Cmds = append(b.Cmds, engine.Replicated{Spec: l.spec(a.argBuf), Payload: body, Slot: slot, Raw: raw,
+				DB: *dbOf})
 		}
 		if a.same {
 			a.batchFor(i).Offset = off

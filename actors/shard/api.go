@@ -164,9 +164,16 @@ func (g *Group) Populate(count int64, prefix string, size int64, done func()) {
 	}()
 }
 
-// CountKeys counts shard i's keys at now for INFO keyspace.
-func (g *Group) CountKeys(i int, now int64, reply func(keys, expires, ttlSum, ttlN int64)) {
-	g.Tell(i, CountKeys{Now: now, Reply: func(kc engine.KeyCounts) { reply(kc.Keys, kc.Expires, kc.TTLSum, kc.TTLN) }})
+// CountKeys counts shard i's keys in each database at now for INFO
+// keyspace: keys, expires, the sum and number of sampled TTLs, by database.
+func (g *Group) CountKeys(i int, now int64, reply func(perDB [][4]int64)) {
+	g.Tell(i, CountKeys{Now: now, Reply: func(kcs []engine.KeyCounts) {
+		out := make([][4]int64, len(kcs))
+		for db, kc := range kcs {
+			out[db] = [4]int64{kc.Keys, kc.Expires, kc.TTLSum, kc.TTLN}
+		}
+		reply(out)
+	}})
 }
 
 // Totals sums the shards' keyspace counters (INFO stats).

@@ -90,7 +90,7 @@ type (
 	// CountKeys counts the shard's keys for INFO keyspace.
 	CountKeys struct {
 		Now   int64
-		Reply func(engine.KeyCounts)
+		Reply func([]engine.KeyCounts)
 	}
 	// Inspect runs Fn with the shard's state in its turn: a test-only
 	// hook (tests look at or plant values through it), traced as

@@ -106,8 +106,9 @@ type Group struct {
 	scriptLimitMS atomic.Int64
 }
 
-// NewGroup spawns n shard actors (at least one) on system.
-func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
+// NewGroup spawns n shard actors (at least one) on system, with databases
+// databases each (0: Redis's default).
+func NewGroup(system *actor.ActorSystem, n, databases int, log zerolog.Logger) *Group {
 	n = max(n, 1)
 	seed := uint64(time.Now().UnixNano())
 	eg := engine.NewGroup(n, engine.Options{
@@ -115,6 +116,8 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger) *Group {
 		Clock: func() int64 { return time.Now().UnixMicro() },
 		Mono:  func() int64 { return time.Now().UnixNano() },
 		Log:   log,
+
+		Databases: databases,
 	})
 	g := &Group{Group: eg, root: system.Root, stop: make(chan struct{})}
 	g.base, g.cancelBase = context.WithCancel(context.Background())

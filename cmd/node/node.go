@@ -127,7 +127,11 @@ func (n *Node) start() error {
 	if nshards <= 0 {
 		nshards = netio.DefaultParallelism()
 	}
-	n.Shards = shard.NewGroup(n.System, nshards, n.Log)
+	databases := int(cfg.Int("databases"))
+	if cfg.Bool("cluster-enabled") {
+		databases = 1 // a Redis 7 cluster node has only database 0
+	}
+	n.Shards = shard.NewGroup(n.System, nshards, databases, n.Log)
 	n.Shards.FollowConfig(cfg)
 	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table, Shards: n.Shards})
 	n.Shards.SetRouting(n.Server.Table)

@@ -25,6 +25,8 @@ type Cmd struct {
 	Result any
 	// NoBlock makes blocking commands answer at once (inside MULTI).
 	NoBlock bool
+	// DB is the database the client selected (SELECT).
+	DB int32
 	// Watch is the client's WATCH state (WATCH, and transaction starts).
 	Watch *WatchState
 	// TxBegin > 0 marks the start of a transaction's commands in this

@@ -124,31 +124,27 @@ func cmdRename(c *engine.Call) {
 	}
 }
 
-// keysMaxDB is the database count Redis reports by default ("databases
-// 16"); only db 0 holds data here, as on a Redis Cluster node.
-const keysMaxDB = 16
-
 // cmdCopy implements COPY source destination [DB db] [REPLACE].
 func cmdCopy(c *engine.Call) {
 	c.Unchanged() // only a successful copy signals, and only its destination
 	replace := false
-	db := int64(0)
+	db := c.DB()
 	for i := 3; i < len(c.Args); i++ {
 		switch a := c.Args[i]; {
 		case engine.EqFold(a, "replace"):
 			replace = true
 		case engine.EqFold(a, "db") && i+1 < len(c.Args):
-			v, ok := engine.ParseInt(c.Args[i+1])
-			if !ok {
-				c.W.Error(engine.ErrNotInt)
+			v, msg := dbIndex(c.Args[i+1], "")
+			if msg != "" {
+				c.W.Error(msg)
 				return
 			}
-			if v != int64(int32(v)) {
-				c.W.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
-				return
+			limit := c.S.Group().Databases()
+			if c.S.Group().ClusterMode() {
+				limit = engine.DefaultDatabases // a cluster node's databases setting
 			}
-			if v < 0 || v >= keysMaxDB {
-				c.W.Error("ERR DB index is out of range")
+			if v < 0 || v >= limit {
+				c.W.Error(errDBRange)
 				return
 			}
 			db = v
@@ -158,14 +154,14 @@ func cmdCopy(c *engine.Call) {
 			return
 		}
 	}
-	if db != 0 {
-		// What a Redis Cluster node answers for any db but 0.
+	if c.S.Group().ClusterMode() && db != 0 {
+		// A cluster node's reply for any db but 0 (it has a single one).
 		c.W.Error("ERR Copying to another database is not allowed in cluster mode")
 		return
 	}
 	src, dst := c.Args[1], c.Args[2]
-	if string(src) == string(dst) {
-		c.W.Error("ERR source and destination objects are the same")
+	if db == c.DB() && string(src) == string(dst) {
+		c.W.Error(errSameObject)
 		return
 	}
 	e := c.Lookup(src)
@@ -182,22 +178,30 @@ func cmdCopy(c *engine.Call) {
 		}
 		obj = cl.Clone()
 	}
-	if c.LookupWrite(dst) != nil {
-		if !replace {
-			c.W.Int(0)
-			return
+	kind, str, expire := e.Kind, e.Str, e.Expire
+	copied := false
+	c.InDB(db, func() {
+		if c.LookupWrite(dst) != nil {
+			if !replace {
+				return
+			}
+			c.Delete(dst)
 		}
-		c.Delete(dst)
+		ne := c.Create(dst, kind)
+		if kind == keyspace.KindString {
+			ne.Str = append(make([]byte, 0, len(str)), str...)
+		} else {
+			ne.Obj = obj
+		}
+		if expire != 0 {
+			c.SetExpire(ne, expire)
+		}
+		c.Signal(dst)
+		copied = true
+	})
+	if !copied {
+		c.W.Int(0)
+		return
 	}
-	ne := c.Create(dst, e.Kind)
-	if e.Kind == keyspace.KindString {
-		ne.Str = append(make([]byte, 0, len(e.Str)), e.Str...)
-	} else {
-		ne.Obj = obj
-	}
-	if e.Expire != 0 {
-		c.SetExpire(ne, e.Expire)
-	}
-	c.Signal(dst)
 	c.W.Int(1)
 }

@@ -330,17 +330,24 @@ func cmdFlushPart(c *engine.Call) {
 		return
 	}
 	c.S.TrackFlush()
-	var flushed []string // replicas drop the same slots (FLUSHSLOTS)
-	c.S.ForEachSlot(func(slot int, _ *keyspace.Keyspace) {
-		if c.S.DropSlot(slot) > 0 && c.S.Streaming() {
-			flushed = append(flushed, strconv.Itoa(slot))
+	flush := func() {
+		var flushed []string // replicas drop the same slots (FLUSHSLOTS)
+		c.S.ForEachSlot(func(slot int, _ *keyspace.Keyspace) {
+			if c.S.DropSlot(slot) > 0 && c.S.Streaming() {
+				flushed = append(flushed, strconv.Itoa(slot))
+			}
+		})
+		if len(flushed) > 0 {
+			c.PropagateStrings(append([]string{engine.FlushSlots}, flushed...)...)
 		}
-	})
-	if len(flushed) > 0 {
-		c.PropagateStrings(append([]string{engine.FlushSlots}, flushed...)...)
+		c.S.SignalAllBlocked()
 	}
-	c.S.SignalAllBlocked()
-	if c.S.ID == 0 && strings.EqualFold(string(c.Args[0]), "flushall") {
+	if !strings.EqualFold(string(c.Args[0]), "flushall") {
+		flush() // FLUSHDB: the client's database
+		return
+	}
+	c.S.ForEachDB(func(int) { flush() })
+	if c.S.ID == 0 {
 		c.Result(c.S.Group().OnFlushAll)
 	}
 }

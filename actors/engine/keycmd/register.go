@@ -4,7 +4,7 @@ import "sync"
 
 var registerOnce sync.Once
 
-// Register adds the generic key commands (and CLUSTER COUNTKEYSINSLOT/GETKEYSINSLOT, MEMORY, OBJECT, DEBUG DIGEST's shard part) to the command table and binds their
+// Register adds the generic key commands (MOVE, SWAPDB, and CLUSTER COUNTKEYSINSLOT/GETKEYSINSLOT, MEMORY, OBJECT, DEBUG DIGEST's shard part) to the command table and binds their
 // implementations. The wiring calls it (once per process is enough; later
 // calls do nothing) before any node runs; packages that add subcommands to
 // a container registered here come after it.
@@ -12,6 +12,7 @@ func Register() {
 	registerOnce.Do(func() {
 		registerClusterKeys()
 		registerKeys()
+		registerDB()
 		registerKeysDigest()
 		registerKeysDump()
 		registerKeysExpire()

@@ -241,8 +241,15 @@ func testKeysRenameCopy(t *testing.T, n *nodetest.Node) {
 		assert.Equal(t, "vc", rdb.Get(keysCtx, "{r}c").Val(), "the copy shares no bytes with the source")
 		assert.Equal(t, int64(0), rdb.Copy(keysCtx, "{r}none", "{r}e", 0, true).Val())
 		assert.EqualError(t, rdb.Copy(keysCtx, "{r}c", "{r}c", 0, true).Err(), "ERR source and destination objects are the same")
-		assert.EqualError(t, rdb.Copy(keysCtx, "{r}c", "{r}f", 3, false).Err(),
-			"ERR Copying to another database is not allowed in cluster mode")
+		// Standalone: COPY ... DB copies into another database.
+		assert.Equal(t, int64(1), rdb.Copy(keysCtx, "{r}c", "{r}f", 3, false).Val())
+		assert.Equal(t, int64(0), rdb.Exists(keysCtx, "{r}f").Val())
+		in3 := rdb.Conn()
+		require.NoError(t, in3.Select(keysCtx, 3).Err())
+		assert.Equal(t, "vc", in3.Get(keysCtx, "{r}f").Val())
+		assert.Equal(t, int64(1), in3.Del(keysCtx, "{r}f").Val())
+		require.NoError(t, in3.Select(keysCtx, 0).Err()) // Close puts it back in the pool
+		require.NoError(t, in3.Close())
 		assert.EqualError(t, rdb.Copy(keysCtx, "{r}c", "{r}f", 16, false).Err(), "ERR DB index is out of range")
 
 		// Values of other types are cloned through engine.Cloner, and rename
