@@ -106,19 +106,27 @@ type Group struct {
 	scriptLimitMS atomic.Int64
 }
 
-// NewGroup spawns n shard actors (at least one) on system, with databases
-// databases each (0: Redis's default).
-func NewGroup(system *actor.ActorSystem, n, databases int, log zerolog.Logger) *Group {
+// Option configures NewGroup.
+type Option func(*engine.Options)
+
+// WithDatabases gives every shard n databases (the databases directive;
+// without it, Redis's default of 16).
+func WithDatabases(n int) Option { return func(o *engine.Options) { o.Databases = n } }
+
+// NewGroup spawns n shard actors (at least one) on system.
+func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger, opts ...Option) *Group {
 	n = max(n, 1)
 	seed := uint64(time.Now().UnixNano())
-	eg := engine.NewGroup(n, engine.Options{
+	eo := engine.Options{
 		Rand:  func(i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) },
 		Clock: func() int64 { return time.Now().UnixMicro() },
 		Mono:  func() int64 { return time.Now().UnixNano() },
 		Log:   log,
-
-		Databases: databases,
-	})
+	}
+	for _, o := range opts {
+		o(&eo)
+	}
+	eg := engine.NewGroup(n, eo)
 	g := &Group{Group: eg, root: system.Root, stop: make(chan struct{})}
 	g.base, g.cancelBase = context.WithCancel(context.Background())
 	meter := trace.MeterOf(system)

@@ -131,7 +131,7 @@ func (n *Node) start() error {
 	if cfg.Bool("cluster-enabled") {
 		databases = 1 // a Redis 7 cluster node has only database 0
 	}
-	n.Shards = shard.NewGroup(n.System, nshards, databases, n.Log)
+	n.Shards = shard.NewGroup(n.System, nshards, n.Log, shard.WithDatabases(databases))
 	n.Shards.FollowConfig(cfg)
 	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table, Shards: n.Shards})
 	n.Shards.SetRouting(n.Server.Table)
