@@ -61,10 +61,18 @@ func (s *Shard) SwapDBs(a, b int) {
 	s.dbKeys[b].Store(na)
 	for _, db := range []int{a, b} {
 		s.UseDB(db)
-		s.dirtyWatchersOf(db)
+		// WATCHers of a key that exists in either database (before or
+		// after the swap), as Redis's touchAllWatchedKeysInDb.
+		for k, recs := range s.watched {
+			if k.DB == db && (s.holds(a, k.Key) || s.holds(b, k.Key)) {
+				for _, r := range recs {
+					r.ws.Dirty()
+				}
+			}
+		}
 		if len(s.blocked) > 0 {
 			for k := range s.blocked {
-				if k.DB == db && s.index.Lookup(s.spaces[slots.HashSlot([]byte(k.Key))], []byte(k.Key)) != nil {
+				if k.DB == db && s.holds(db, k.Key) {
 					s.ready = append(s.ready, k)
 				}
 			}
@@ -103,4 +111,10 @@ func (g *Group) DBKeys(db int) int64 {
 		n += s.dbKeys[db].Load()
 	}
 	return n
+}
+
+// holds reports whether database db of this shard has key (expired or not).
+func (s *Shard) holds(db int, key string) bool {
+	d := s.dbs[db]
+	return d != nil && s.index.Lookup(d[slots.HashSlot([]byte(key))], []byte(key)) != nil
 }

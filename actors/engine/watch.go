@@ -58,23 +58,11 @@ func (s *Shard) Unwatch(ws *batch.WatchState) {
 }
 
 // DirtyAllWatchers flags every WATCH state with a key in this shard
-// (FLUSHALL, a full sync).
+// (a full sync).
 func (s *Shard) DirtyAllWatchers() {
 	for _, recs := range s.watched {
 		for _, r := range recs {
 			r.ws.Dirty()
-		}
-	}
-}
-
-// dirtyWatchersOf flags every WATCH state with a key of database db in
-// this shard (FLUSHDB, SWAPDB).
-func (s *Shard) dirtyWatchersOf(db int) {
-	for k, recs := range s.watched {
-		if k.DB == db {
-			for _, r := range recs {
-				r.ws.Dirty()
-			}
 		}
 	}
 }

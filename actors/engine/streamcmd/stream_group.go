@@ -500,7 +500,7 @@ func cmdXClaim(c *engine.Call) {
 		if cons == nil {
 			cons = consumerFor(c, g, c.Args[3])
 		}
-		var count uint64
+		count := uint64(1) // a PEL entry FORCE creates starts at one delivery, as in Redis
 		if p != nil {
 			count = p.DeliveryCount
 		}

@@ -348,7 +348,7 @@ func (g *gen) opts(prob float64, groups ...[]string) []string {
 
 func allOps() []op {
 	return cat2(stringOps(), keyOps(), listOps(), hashOps(), setOps(), zsetOps(), bitmapOps(), hllOps(),
-		streamOps(), txOps(), scriptOps())
+		streamOps(), txOps(), scriptOps(), dbOps())
 }
 
 func cat2(parts ...[]op) []op {

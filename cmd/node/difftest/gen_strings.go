@@ -138,7 +138,7 @@ func keyOps() []op {
 		{"rename", 2, func(g *gen) { g.emit("RENAME", any(g), any(g)) }},
 		{"renamenx", 1, func(g *gen) { g.emit("RENAMENX", any(g), any(g)) }},
 		{"copy", 2, func(g *gen) {
-			g.emit(cat([]string{"COPY", any(g), any(g)}, g.opts(0.3, []string{g.kw("REPLACE")}))...)
+			g.emit(cat([]string{"COPY", any(g), any(g)}, g.opts(0.3, []string{g.kw("REPLACE")}, []string{g.kw("DB"), g.db()}))...)
 		}},
 		{"touch", 1, func(g *gen) { g.emit(cat([]string{"TOUCH"}, anyN(g, 1, 3))...) }},
 		{"expire", 3, func(g *gen) { g.emit(cat([]string{"EXPIRE", any(g), g.ttlSec()}, expCond(g))...) }},

@@ -588,10 +588,23 @@ func setString(m map[string]bool) string {
 	return "{" + strings.Join(ks, " ") + "}"
 }
 
-// dataset compares the whole dataset after a run, reading it back on fresh
-// connections: the key names, then per key its TYPE, whether it has a TTL
-// (and about the same one), and its contents.
+// dataset compares the whole dataset after a run, each database the
+// generator uses in turn, reading it back on fresh connections: the key
+// names, then per key its TYPE, whether it has a TTL (and about the same
+// one), and its contents.
 func (r *Runner) dataset(eng *enginetest.Engine, n int) (*Mismatch, error) {
+	for db := 0; db < dbCount; db++ {
+		if m, err := r.datasetDB(eng, n, db); m != nil || err != nil {
+			if m != nil && db > 0 {
+				m.Reason += " (in DB " + strconv.Itoa(db) + ")"
+			}
+			return m, err
+		}
+	}
+	return nil, nil
+}
+
+func (r *Runner) datasetDB(eng *enginetest.Engine, n, db int) (*Mismatch, error) {
 	ca, cb, err := r.connect(eng)
 	if err != nil {
 		return nil, err
@@ -607,6 +620,12 @@ func (r *Runner) dataset(eng *enginetest.Engine, n int) (*Mismatch, error) {
 			return nil, nil, fmt.Errorf("redis: %w", errB)
 		}
 		return ra, rb, nil
+	}
+	sel := Cmd{"SELECT", strconv.Itoa(db)}
+	if ra, rb, err := both([]Cmd{sel}); err != nil {
+		return nil, err
+	} else if ra[0].Raw != "+OK\r\n" || rb[0].Raw != "+OK\r\n" {
+		return &Mismatch{Index: n, Cmd: sel, A: ra[0].String(), B: rb[0].String(), Reason: "SELECT failed"}, nil
 	}
 	keysCmd := Cmd{"KEYS", "*"}
 	ra, rb, err := both([]Cmd{keysCmd})
