@@ -28,6 +28,7 @@ type Client struct {
 	e     *Engine
 	id    int64
 	proto int
+	db    int32 // the database SELECTed
 
 	multi, multiErr bool
 	txq             []queued
@@ -298,6 +299,7 @@ func (c *Client) execute(r *round, spec *command.Spec, args [][]byte, inTx bool)
 func (c *Client) add(r *round, spec *command.Spec, args [][]byte, slot int) {
 	r.b.Add(spec, args, slot, c.proto, false)
 	r.b.Cmds[len(r.b.Cmds)-1].Client = c.id
+	r.b.Cmds[len(r.b.Cmds)-1].DB = c.db
 }
 
 // queue validates a command issued inside MULTI and keeps a copy.
@@ -375,17 +377,18 @@ func cmdPing(_ *Client, r *round, args [][]byte) {
 	}
 }
 
-// cmdSelect: a standalone node has database 0 only.
-func cmdSelect(_ *Client, r *round, args [][]byte) {
+// cmdSelect: the commands that follow run in that database.
+func cmdSelect(c *Client, r *round, args [][]byte) {
 	id, ok := resp.ParseInt(args[1])
 	switch {
 	case !ok:
 		r.errReply(engine.ErrNotInt)
 	case id < math.MinInt32 || id > math.MaxInt32:
 		r.errReply("ERR value is out of range, value must between -2147483648 and 2147483647")
-	case id != 0:
+	case id < 0 || id >= int64(c.e.shard.Group().Databases()):
 		r.errReply("ERR DB index is out of range")
 	default:
+		c.db = int32(id)
 		r.local((*resp.Writer).OK)
 	}
 }

@@ -4,7 +4,8 @@
 // A seeded generator (Generate) produces command sequences over every data
 // type — strings, keys and TTLs, lists (blocking commands always with a 10 ms
 // timeout, so nothing can hang), hashes, sets, sorted sets, bitmaps,
-// HyperLogLog, MULTI/EXEC/DISCARD/WATCH and Lua scripts from a small library
+// HyperLogLog, MULTI/EXEC/DISCARD/WATCH, Lua scripts from a small library,
+// databases 0–2 (SELECT, MOVE, SWAPDB, COPY ... DB; the dataset check reads each)
 // — with error cases mixed in: wrong types (20 keys, all tagged {k}, shared by
 // every type), wrong arity, bad integers and floats, overflow, syntax errors,
 // unknown commands. An op joins the mix only when the server under test has
