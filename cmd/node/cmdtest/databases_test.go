@@ -1,5 +1,3 @@
-// Package cmdtest holds the command tests that drive whole nodes over TCP
-// with real clients.
 package cmdtest
 
 import (
