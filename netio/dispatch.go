@@ -298,6 +298,9 @@ func (s *Server) routeSlot(cl *client, spec *command.Spec, args [][]byte) (int, 
 			continue
 		}
 		if ks != slot {
+			if spec.ActorKeys && !t.Cluster && s.shards.Of(ks) == s.shards.Of(slot) {
+				continue
+			}
 			return 0, errCrossSlot
 		}
 	}

@@ -74,6 +74,11 @@ type Spec struct {
 	// (SCAN's walk reads their slot counts): in a pipeline they run with
 	// none of the connection's other commands in flight.
 	Isolated bool
+	// ActorKeys marks shard commands that reach keys of any slot of the
+	// shard actor running them (SORT's STORE destination and pattern
+	// keys): outside cluster mode, keys of different slots that one actor
+	// serves do not make them CROSSSLOT; they run in their first key's slot.
+	ActorKeys bool
 	// ArgError returns the argument error a command reports before it
 	// looks at any key ("" if none): a node not in cluster mode answers it
 	// instead of CROSSSLOT, as Redis with one keyspace would.

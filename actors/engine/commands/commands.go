@@ -12,6 +12,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/keycmd"
 	"github.com/slotd/slotd/actors/engine/listcmd"
 	"github.com/slotd/slotd/actors/engine/setcmd"
+	"github.com/slotd/slotd/actors/engine/sortcmd"
 	"github.com/slotd/slotd/actors/engine/strcmd"
 	"github.com/slotd/slotd/actors/engine/streamcmd"
 	"github.com/slotd/slotd/actors/engine/zsetcmd"
@@ -31,4 +32,5 @@ func Register() {
 	setcmd.Register()
 	zsetcmd.Register()
 	streamcmd.Register()
+	sortcmd.Register()
 }
