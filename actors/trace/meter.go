@@ -38,6 +38,10 @@ type MailboxDepth struct {
 
 var meterID = extensions.NextExtensionID()
 
+// timingOn is set once any meter's timing was switched on: until then the
+// actors' check is one load of it.
+var timingOn atomic.Bool
+
 // ExtensionID implements extensions.Extension.
 func (m *Meter) ExtensionID() extensions.ExtensionID { return meterID }
 
@@ -64,6 +68,8 @@ func (m *Meter) SetTiming(fn func(kind, id string) Observer) {
 		m.timing.Store(nil)
 		return
 	}
+	timingOn.Store(true)
+	gate.Or(gateTiming)
 	m.timing.Store(&fn)
 }
 
@@ -115,7 +121,7 @@ type timer struct {
 // observer is the actor's observer while timing is on, else nil. Called
 // only from the actor's own turn.
 func (t *timer) observer() Observer {
-	if t.m == nil {
+	if !timingOn.Load() || t.m == nil {
 		return nil
 	}
 	fn := t.m.timing.Load()

@@ -105,7 +105,21 @@ func Configure(value string) {
 		flag(k).Store(true)
 	}
 	anyOn.Store(on)
+	if on {
+		gate.Or(gateTrace)
+	} else {
+		gate.And(^gateTrace)
+	}
 }
+
+// gate has a bit set while any kind is traced (gateTrace) and once any
+// meter times its actors (gateTiming): Tracer.On's first check.
+var gate atomic.Uint32
+
+const (
+	gateTrace uint32 = 1 << iota
+	gateTiming
+)
 
 // Enabled reports whether kind is traced.
 func Enabled(kind string) bool {
@@ -285,6 +299,13 @@ func NewTracer(kind, id string, m *Meter) *Tracer {
 // On reports whether the actor's messages are traced or timed now. Called
 // from the actor's own turn only.
 func (t *Tracer) On() bool {
+	if gate.Load() == 0 {
+		return false // tracing and metrics off: one load, inlined
+	}
+	return t.on()
+}
+
+func (t *Tracer) on() bool {
 	return anyOn.Load() && (allOn.Load() || t.f.Load()) || t.tm.observer() != nil
 }
 
