@@ -2,6 +2,8 @@ package node_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"os/exec"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/cmd/node/nodetest"
+	"github.com/slotd/slotd/netio/metrics"
 )
 
 // scrape fetches /metrics and parses it with Prometheus's text-format
@@ -165,4 +168,55 @@ func TestMetricsReplication(t *testing.T) {
 	assert.Equal(t, 1.0, isReplica)
 	assert.Equal(t, 1.0, up)
 	assert.Equal(t, 100.0, keys)
+}
+
+// The cluster page on the metrics port: one HTML document with no external
+// assets, and its data, whose slot map equals CLUSTER SHARDS.
+func TestClusterPage(t *testing.T) {
+	mport := nodetest.FreePort(t)
+	n := nodetest.Start(t, "cluster-enabled", "yes", "metrics-port", strconv.Itoa(mport), "trace-actors", "cluster")
+	ctx := context.Background()
+	c := n.Client(t)
+	require.NoError(t, c.Do(ctx, "cluster", "addslotsrange", "0", "99").Err())
+	require.NoError(t, c.Do(ctx, "cluster", "addslotsrange", "200", "16383").Err())
+	require.NoError(t, c.Do(ctx, "cluster", "bumpepoch").Err()) // an event for the page
+	base := "http://127.0.0.1:" + strconv.Itoa(mport)
+
+	resp, err := http.Get(base + "/")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	assert.Contains(t, string(page), "<canvas id=\"slots\"")
+	for _, external := range []string{"src=", "<link", "http://", "https://", "@import"} {
+		assert.NotContains(t, string(page), external, "the page loads nothing from elsewhere")
+	}
+
+	var v metrics.View
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		resp, err := http.Get(base + "/cluster.json")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&v))
+		return len(v.Slots) == 2 && len(v.Events) > 0
+	}, "the page's data shows the slots and the node's events")
+	assert.False(t, v.StateOK, "slots 100-199 are not served: cluster_state fail")
+	shards, err := c.ClusterShards(ctx).Result()
+	require.NoError(t, err)
+	var want [][3]int
+	for _, sh := range shards {
+		for _, sr := range sh.Slots {
+			for i, node := range v.Nodes {
+				if node.ID == sh.Nodes[0].ID {
+					want = append(want, [3]int{int(sr.Start), int(sr.End), i})
+				}
+			}
+		}
+	}
+	assert.Equal(t, want, v.Slots, "the slot map is CLUSTER SHARDS'")
+	require.Len(t, v.Nodes, 1)
+	assert.True(t, v.Nodes[0].Myself)
+	assert.Equal(t, "primary", v.Nodes[0].Role)
+	assert.Equal(t, 16284, v.Nodes[0].Slots)
 }

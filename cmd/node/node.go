@@ -253,15 +253,15 @@ func (n *Node) startMetrics() error {
 	if port == 0 {
 		return nil
 	}
-	reg := metrics.NewRegistry(metrics.Sources{Server: n.Server, Shards: n.Shards, Meter: n.Meter, Repl: n.Repl,
-		Persist: n.Persist, Cluster: func() *cluster.Cluster { return n.cluster }})
-	srv, err := metrics.Listen(busAddrs(n.Cfg.String("bind"), port), reg)
+	src := metrics.Sources{Server: n.Server, Shards: n.Shards, Meter: n.Meter, Repl: n.Repl,
+		Persist: n.Persist, Cluster: func() *cluster.Cluster { return n.cluster }}
+	srv, err := metrics.Listen(busAddrs(n.Cfg.String("bind"), port), metrics.NewRegistry(src), src)
 	if err != nil {
 		return fmt.Errorf("Failed listening on metrics port %d (tcp), aborting: %w", port, err)
 	}
 	n.Metrics = srv
 	n.stops = append(n.stops, srv.Close)
-	n.Log.Info().Msgf("Metrics on port %d (/metrics)", port)
+	n.Log.Info().Msgf("Metrics on port %d (/metrics; the cluster page on /)", port)
 	return nil
 }
 

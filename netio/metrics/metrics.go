@@ -1,6 +1,6 @@
 // Package metrics owns the opt-in HTTP port of a node (metrics-port, on
 // the bind addresses; off by default): Prometheus's /metrics in the text
-// exposition format. Every value is read when a scrape asks for it —
+// exposition format, and the live cluster page (/, view.go). Every value is read when a scrape asks for it —
 // atomic counters, the shard actors' mailbox counters, one request to the
 // cluster actor — so a scrape never stops the world (no
 // runtime.ReadMemStats; memory comes from runtime/metrics and /proc) and
@@ -83,11 +83,11 @@ type Server struct {
 	wg  sync.WaitGroup
 }
 
-// Listen serves reg's /metrics on addrs ("host:port") until Close.
-func Listen(addrs []string, reg *prometheus.Registry) (*Server, error) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+// Listen serves, on addrs ("host:port") until Close, reg's /metrics and
+// the cluster page of src (view.go).
+func Listen(addrs []string, reg *prometheus.Registry, src Sources) (*Server, error) {
+	h := NewHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), src)
+	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
 	for _, a := range addrs {
 		ln, err := net.Listen("tcp", a)
 		if err != nil {
