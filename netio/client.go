@@ -38,10 +38,15 @@ type client struct {
 	watch    *batch.WatchState
 
 	// Blocking: input is not parsed while a blocking command waits.
-	paused       bool
-	postponed    bool // dispatch stopped at a command held by a client pause
-	blockedShard int
-	blockedBatch *batch.Batch
+	paused    bool
+	postponed bool // dispatch stopped at a command held by a client pause
+	// loadHeld: dispatch stopped at a command that would get LOADING; it
+	// waits for the loader's next events point (loadGen moves past
+	// loadSeen) or the end of the load (loading.go).
+	loadHeld, loadWait bool
+	loadSeen           uint64
+	blockedShard       int
+	blockedBatch       *batch.Batch
 
 	proto    int // 2 or 3
 	asking   bool

@@ -102,12 +102,15 @@ func (s *Server) postpone(c gnet.Conn) {
 }
 
 // wakePostponed wakes every parked connection; they re-check the pause.
-func (s *Server) wakePostponed() {
-	p := &s.pause
-	p.mu.Lock()
-	w := p.waiting
-	p.waiting = nil
-	p.mu.Unlock()
+func (s *Server) wakePostponed() { wakeAll(&s.pause.mu, &s.pause.waiting) }
+
+// wakeAll wakes and forgets the connections parked in *list (guarded by
+// mu).
+func wakeAll(mu *sync.Mutex, list *[]gnet.Conn) {
+	mu.Lock()
+	w := *list
+	*list = nil
+	mu.Unlock()
 	for _, c := range w {
 		_ = c.Wake(nil)
 	}

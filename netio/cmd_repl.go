@@ -94,7 +94,11 @@ const (
 )
 
 // SetReplGate publishes the Gate* bits (called by the engine).
-func (s *Server) SetReplGate(bits uint32) { s.replGate.Store(bits) }
+func (s *Server) SetReplGate(bits uint32) {
+	if old := s.replGate.Swap(bits); old&GateLoading != 0 && bits&GateLoading == 0 {
+		s.wakeLoadHeld() // the load is over: held commands run now
+	}
+}
 
 // gateCheck applies the replica rules to a command about to run: READONLY
 // for writes (in cluster mode keyed writes are redirected by the routing

@@ -87,6 +87,10 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 		cl.postponed = true
 		return false
 	}
+	if errMsg == errLoading && s.loadHolds(cl) {
+		return false
+	}
+	cl.loadHeld = false
 	cl.totalCmds.Add(1)
 	if errMsg != "" {
 		if cl.multi && spec != nil && spec.Name == "exec" {

@@ -112,6 +112,11 @@ type Server struct {
 	// what a replica refuses (cmd_repl.go).
 	Repl     Replication
 	replGate atomic.Uint32
+	// A full sync's load: its events points and the connections holding
+	// a command until the next one (loading.go).
+	loadGen       atomic.Uint64
+	loadMu        sync.Mutex
+	loadHeldConns []gnet.Conn
 
 	// Pub/sub registry, output limits and tracking (pubsub.go, tracking.go).
 	ps     pubsubRegistry
@@ -364,6 +369,11 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 			continue
 		}
 		if !s.dispatch(cl, g, args) {
+			if cl.loadWait {
+				cl.loadWait = false
+				s.holdForLoad(c, cl)
+				break
+			}
 			if cl.postponed {
 				// CLIENT PAUSE / failover pause: leave it unparsed until
 				// the pause ends (the connection is woken then).

@@ -54,13 +54,16 @@ func TestFullSyncKeepsOldDataUntilReceived(t *testing.T) {
 
 // key-load-delay slows the load of a received full sync: the replica is
 // loading meanwhile (INFO loading:1, offset 0, so its peers show it
-// loading), and setting the delay back to 0 lets it finish.
+// loading), a command gets LOADING at the next events point (every
+// loading-process-events-interval-bytes loaded), and setting the delay
+// back to 0 lets it finish.
 func TestKeyLoadDelaySlowsTheLoad(t *testing.T) {
 	t.Parallel()
 	p := start(t, 2)
 	pc := p.Client(t, 2)
 	require.NoError(t, pc.Do(ctx, "DEBUG", "POPULATE", "500", "key", "10").Err())
-	r := start(t, 2, "key-load-delay", "100000") // 0.1 s per key
+	r := start(t, 2, "key-load-delay", "20000", // 20 ms per key
+		"loading-process-events-interval-bytes", "1024")
 	rc := r.Client(t, 2)
 	require.NoError(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", p.Port).Err())
 	nodetest.Eventually(t, 10*time.Second, func() bool {
@@ -72,6 +75,26 @@ func TestKeyLoadDelaySlowsTheLoad(t *testing.T) {
 	waitUp(t, r)
 	assert.Equal(t, "0", info(t, rc, "persistence", "loading"))
 	assert.Equal(t, int64(500), rc.DBSize(ctx).Val())
+}
+
+// Between two events points of a load clients wait, as Redis's main thread
+// is busy loading: below loading-process-events-interval-bytes a client
+// never sees LOADING, its command runs once the load is done.
+func TestCommandsWaitForTheLoadBetweenEventsPoints(t *testing.T) {
+	t.Parallel()
+	p := start(t, 2)
+	pc := p.Client(t, 2)
+	require.NoError(t, pc.Do(ctx, "DEBUG", "POPULATE", "100", "key", "10").Err())
+	r := start(t, 2, "key-load-delay", "10000") // 10 ms per key: about a second
+	rc := r.Client(t, 2)
+	require.NoError(t, rc.Do(ctx, "REPLICAOF", "127.0.0.1", p.Port).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return info(t, rc, "persistence", "loading") == "1"
+	}, "loading")
+	n, err := rc.DBSize(ctx).Result()
+	require.NoError(t, err, "no LOADING: the load is smaller than the interval")
+	assert.Equal(t, int64(100), n, "answered once the load is done")
+	assert.Equal(t, "0", info(t, rc, "persistence", "loading"))
 }
 
 // A quiet primary puts a PING in its stream every repl-ping-replica-period

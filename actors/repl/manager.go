@@ -27,6 +27,10 @@ type Server interface {
 	AddMasterLink(remote, local string, closeFn func()) *netio.MasterLink
 	// WritesPaused reports a client pause of writes (a manual failover's).
 	WritesPaused() bool
+	// LoadEvents marks an events point of a full sync's load (once every
+	// loading-process-events-interval-bytes loaded): commands held until
+	// then get LOADING.
+	LoadEvents()
 }
 
 // Manager is a node's replication state: its role, replication ids, the
@@ -57,6 +61,7 @@ type Manager struct {
 	opsRunning bool
 
 	keyLoadDelay                            config.Var   // key-load-delay, read per key loaded
+	loadInterval                            config.Var   // loading-process-events-interval-bytes
 	replicaHard                             atomic.Int64 // client-output-buffer-limit replica hard
 	syncFull, syncPartialOK, syncPartialErr atomic.Int64
 	stop                                    chan struct{}
@@ -78,6 +83,7 @@ func New(o Options) *Manager {
 		waiters: map[*waiter]struct{}{}, stop: make(chan struct{})}
 	m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
 	m.keyLoadDelay = m.cfg.Var("key-load-delay")
+	m.loadInterval = m.cfg.Var("loading-process-events-interval-bytes")
 	m.cfg.OnChange("client-output-buffer-limit", func(string) {
 		m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
 	})

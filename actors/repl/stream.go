@@ -45,7 +45,8 @@ type applier struct {
 	lastKey string // key of the last snapshot record (key-load-delay)
 	// db is the database each of the primary's streams last SELECTed;
 	// snapshot frames select their own (snapDB, from 0 in each frame).
-	db []int
+	db     []int
+	loaded int64 // snapshot bytes applied (events points, LoadEvents)
 }
 
 func (l *link) newApplier(n int) *applier {
@@ -98,6 +99,18 @@ func (a *applier) payloadBuf(size int) []byte {
 	return p
 }
 
+// loadedBytes counts n snapshot bytes loaded. Redis serves clients during
+// a load once per loading-process-events-interval-bytes loaded; in between
+// they wait (netio/loading.go).
+func (a *applier) loadedBytes(n int) {
+	iv := max(a.l.m.loadInterval.Int(), 1)
+	before := a.loaded / iv
+	a.loaded += int64(n)
+	if a.loaded/iv > before {
+		a.l.m.srv.LoadEvents()
+	}
+}
+
 // frame applies one frame.
 func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 	l := a.l
@@ -132,6 +145,8 @@ func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 			var raw []byte
 			if stream {
 				raw = rec
+			} else {
+				a.loadedBytes(len(rec))
 			}
 			if slot < 0 {
 				switch name := string(a.argBuf[0]); {
@@ -181,6 +196,7 @@ func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 		}
 		a.read[i] = off
 		a.pending += len(payload)
+
 	case frameSynced:
 		a.synced++
 		if a.synced == a.n {

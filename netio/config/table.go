@@ -108,7 +108,7 @@ func directives() []*directive {
 		// and how often a load lets the node answer clients
 		intD("key-load-delay", "0", intMin, intMax, hidden),
 		intD("rdb-key-save-delay", "0", intMin, intMax, hidden),
-		intD("loading-process-events-interval-bytes", "2097152", 1024, intMax, hidden|compat),
+		intD("loading-process-events-interval-bytes", "2097152", 1024, intMax, hidden),
 
 		// scripting, slow log, latency, notifications
 		intD("lua-time-limit", "5000", 0, longMax, 0, "busy-reply-threshold"),
