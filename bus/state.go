@@ -62,6 +62,12 @@ type Options struct {
 	// turns its cluster state fail (a primary stops taking writes). 0, or
 	// more than NodeTimeout, means NodeTimeout: the specification's rule.
 	QuorumTimeout int64
+	// WritableDelay is how long (ms) after the node starts a primary's
+	// cluster state stays fail before it may turn ok: Redis's
+	// CLUSTER_WRITABLE_DELAY (WritableDelay), so that a primary rejoining
+	// after a restart gives the cluster a chance to reconfigure it first.
+	// 0: none (simulations and tests of the state machine).
+	WritableDelay int64
 	// Rand drives every random choice (ids of handshake nodes and of a hard
 	// reset, ping targets, gossip entries): seeded in simulations,
 	// crypto-seeded in production. Nil keeps the generator in use
@@ -69,6 +75,10 @@ type Options struct {
 	// Load).
 	Rand *rand.Rand
 }
+
+// WritableDelay is Redis's CLUSTER_WRITABLE_DELAY (ms), what a node sets
+// Options.WritableDelay to.
+const WritableDelay = 2000
 
 // DefaultNodeTimeout is cluster-node-timeout's default (ms).
 const DefaultNodeTimeout = 15000
@@ -551,6 +561,9 @@ func (s *State) updateState() {
 		}
 	}
 	s.size = size
+	if ok && !s.ok && s.myself.IsMaster() && s.started != 0 && s.now-s.started < s.opts.WritableDelay {
+		return // just started: stay fail for a while (Options.WritableDelay)
+	}
 	if ok && !s.ok && s.myself.IsMaster() && s.amongMinority != 0 && s.now-s.amongMinority < s.rejoinDelay() {
 		// A primary back from a minority partition waits before taking
 		// writes again: the majority may have failed it over meanwhile.

@@ -405,3 +405,21 @@ func TestParseEndpointType(t *testing.T) {
 }
 
 func constID(id string) func() string { return func() string { return id } }
+
+// A primary that just started stays cluster_state:fail for WritableDelay
+// even when every slot is served (Redis's CLUSTER_WRITABLE_DELAY), then
+// turns ok on a tick.
+func TestWritableDelayAfterStart(t *testing.T) {
+	conf := idA + " 10.0.0.1:7000@17000 myself,master - 0 0 1 connected 0-16383\n" +
+		"vars currentEpoch 1 lastVoteEpoch 0\n"
+	o := DefaultOptions()
+	o.WritableDelay = WritableDelay
+	s, err := Load(conf, t0, o, constID(sh1))
+	require.NoError(t, err)
+	s.Tick(t0)
+	require.False(t, s.OK(), "just started")
+	s.Tick(t0 + WritableDelay - 100)
+	require.False(t, s.OK())
+	s.Tick(t0 + WritableDelay)
+	require.True(t, s.OK(), "the delay is over")
+}

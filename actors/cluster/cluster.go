@@ -523,6 +523,7 @@ func (a *clusterActor) options() bus.Options {
 		MigrationBarrier:      int(a.cfg.Int("cluster-migration-barrier")),
 		ReplicaNoFailover:     a.cfg.Bool("cluster-replica-no-failover"),
 		AllowReplicaMigration: a.cfg.Bool("cluster-allow-replica-migration"),
+		WritableDelay:         bus.WritableDelay,
 		Rand:                  a.rnd,
 	}
 }
