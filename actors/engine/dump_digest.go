@@ -133,37 +133,44 @@ func (s *Shard) DigestValue(key []byte) Digest {
 	return d
 }
 
-// Digest is this shard's part of DEBUG DIGEST: every key's digest (key
-// mixed in, then its value) xored in (that is, its SHA-1 xored), and the
-// number of keys. Combine the parts with MergeDigests.
-func (s *Shard) Digest() (Digest, int) {
-	var all Digest
-	n := 0
-	s.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
-		ks.ForEach(func(e *keyspace.Entry) bool {
-			var d Digest
-			d.mixString(e.Key())
-			valueDigest(&d, e)
-			all.xor(d[:])
-			n++
-			return true
+// Digest is this shard's part of DEBUG DIGEST, per database (by index):
+// every key's digest (key mixed in, then its value) xored in (that is, its
+// SHA-1 xored), and the number of keys. Combine the parts with
+// MergeDigests.
+func (s *Shard) Digest() ([]Digest, []int) {
+	ds, ns := make([]Digest, len(s.dbs)), make([]int, len(s.dbs))
+	s.ForEachDB(func(db int) {
+		s.ForEachSlot(func(_ int, ks *keyspace.Keyspace) {
+			ks.ForEach(func(e *keyspace.Entry) bool {
+				var d Digest
+				d.mixString(e.Key())
+				valueDigest(&d, e)
+				ds[db].xor(d[:])
+				ns[db]++
+				return true
+			})
 		})
 	})
-	return all, n
+	return ds, ns
 }
 
-// MergeDigests combines the shards' parts into DEBUG DIGEST's result:
-// zeros for an empty dataset, else db 0's id mixed in first, then the
-// parts xored.
-func MergeDigests(keys int, parts []Digest) Digest {
+// MergeDigests combines the shards' parts (parts[shard][db], keys[db] the
+// keys of each database) into DEBUG DIGEST's result, as Redis computes it:
+// zeros for an empty dataset, else for each database with keys in order
+// its id mixed in, then its keys' digests xored.
+func MergeDigests(keys []int, parts [][]Digest) Digest {
 	var d Digest
-	if keys == 0 {
-		return d
-	}
-	d.mix([]byte{0, 0, 0, 0})
-	for _, p := range parts {
-		for i := range d {
-			d[i] ^= p[i]
+	for db, n := range keys {
+		if n == 0 {
+			continue
+		}
+		d.mix([]byte{byte(db >> 24), byte(db >> 16), byte(db >> 8), byte(db)})
+		for _, p := range parts {
+			if db < len(p) {
+				for i := range d {
+					d[i] ^= p[db][i]
+				}
+			}
 		}
 	}
 	return d

@@ -25,8 +25,8 @@ var (
 
 // digestPart is one shard's share of DEBUG DIGEST.
 type digestPart struct {
-	d    engine.Digest
-	keys int
+	d    []engine.Digest // by database
+	keys []int
 }
 
 func fanDigest(c *engine.Call) {
@@ -35,11 +35,16 @@ func fanDigest(c *engine.Call) {
 }
 
 func mergeDigest(w *resp.Writer, _ [][]byte, parts []any) {
-	keys := 0
-	ds := make([]engine.Digest, 0, len(parts))
+	var keys []int
+	ds := make([][]engine.Digest, 0, len(parts))
 	for _, p := range parts {
 		if dp, ok := p.(digestPart); ok {
-			keys += dp.keys
+			if len(keys) < len(dp.keys) {
+				keys = append(keys, make([]int, len(dp.keys)-len(keys))...)
+			}
+			for db, n := range dp.keys {
+				keys[db] += n
+			}
 			ds = append(ds, dp.d)
 		}
 	}

@@ -167,7 +167,7 @@ func checkDBs(t *testing.T, addr string) {
 }
 
 func TestDatabasesRDBBothWays(t *testing.T) {
-	n := nodetest.Start(t, "shard-actors", "3")
+	n := nodetest.Start(t, "shard-actors", "3", "enable-debug-command", "yes")
 	fillDBs(t, n.Addr)
 	require.NoError(t, n.Client(t).Save(dbCtx).Err())
 	dump, err := os.ReadFile(filepath.Join(n.Dir, "dump.rdb"))
@@ -176,8 +176,13 @@ func TestDatabasesRDBBothWays(t *testing.T) {
 	// slotd's file into redis-server.
 	rdir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(rdir, "dump.rdb"), dump, 0o644))
-	raddr := nodetest.StartRedis(t, "--dir", rdir)
+	raddr := nodetest.StartRedis(t, "--dir", rdir, "--enable-debug-command", "yes")
 	checkDBs(t, raddr)
+	// DEBUG DIGEST covers every database, each mixed with its number.
+	want := inDB(t, raddr, 0).Do(dbCtx, "debug", "digest").Val()
+	assert.Equal(t, want, n.Client(t).Do(dbCtx, "debug", "digest").Val())
+	assert.Equal(t, inDB(t, raddr, 4).Do(dbCtx, "debug", "digest-value", "h").Val(),
+		inDB(t, n.Addr, 4).Do(dbCtx, "debug", "digest-value", "h").Val())
 
 	// redis-server's file (with another db written there) into slotd.
 	require.NoError(t, inDB(t, raddr, 9).Set(dbCtx, "r9", "x", 0).Err())
