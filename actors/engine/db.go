@@ -51,8 +51,8 @@ func (c *Call) DB() int { return c.S.db }
 
 // SwapDBs exchanges the contents of databases a and b in this shard (the
 // shard's part of SWAPDB). Blocked clients and WATCHers stay with their
-// database number, as in Redis: WATCHers of both are flagged, and the
-// keys now in either database are signalled to clients blocked there.
+// database number, as in Redis: WATCHers of keys in either are flagged,
+// and clients blocked in either get to run again.
 func (s *Shard) SwapDBs(a, b int) {
 	saved := s.db
 	s.dbs[a], s.dbs[b] = s.dbs[b], s.dbs[a]
@@ -70,11 +70,12 @@ func (s *Shard) SwapDBs(a, b int) {
 				}
 			}
 		}
-		if len(s.blocked) > 0 {
-			for k := range s.blocked {
-				if k.DB == db && s.holds(db, k.Key) {
-					s.ready = append(s.ready, k)
-				}
+		// Every client blocked in either database runs again: one whose
+		// key arrived is served, a group read whose stream went away
+		// fails (Redis's scanDatabaseForDeletedStreams), others block on.
+		for k := range s.blocked {
+			if k.DB == db {
+				s.ready = append(s.ready, k)
 			}
 		}
 	}
@@ -113,8 +114,13 @@ func (g *Group) DBKeys(db int) int64 {
 	return n
 }
 
-// holds reports whether database db of this shard has key (expired or not).
+// holds reports whether database db of this shard has key, not past its
+// TTL (a stale key counts as missing, as for Redis's SWAPDB).
 func (s *Shard) holds(db int, key string) bool {
 	d := s.dbs[db]
-	return d != nil && s.index.Lookup(d[slots.HashSlot([]byte(key))], []byte(key)) != nil
+	if d == nil {
+		return false
+	}
+	e := s.index.Lookup(d[slots.HashSlot([]byte(key))], []byte(key))
+	return e != nil && !Expired(e, s.now)
 }

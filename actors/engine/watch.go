@@ -25,8 +25,12 @@ func (c *Call) Watch(key []byte) {
 			return
 		}
 	}
+	// Looked up first: a key already past its TTL goes now, and its
+	// deletion does not fail this client's EXEC (Redis 7.0 keeps such a
+	// stale key as not existing for the WATCH).
+	e := c.peek(key)
 	s.watched[k] = append(s.watched[k], watchRec{ws: ws})
-	if e := c.peek(key); e != nil && e.Expire != 0 {
+	if e != nil && e.Expire != 0 {
 		ws.NoteExpire(e.Expire)
 	}
 }
