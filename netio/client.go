@@ -48,6 +48,8 @@ type client struct {
 	blockedShard       int
 	blockedBatch       *batch.Batch
 
+	replies replyState // CLIENT REPLY (cmd_clientreply.go)
+
 	proto    int // 2 or 3
 	asking   bool
 	readonly bool
@@ -156,7 +158,7 @@ func (cl *client) flush() {
 
 // singleBuffer returns the group's whole reply when it lives in one buffer.
 func (g *group) singleBuffer() []byte {
-	if len(g.fanouts) != 0 || len(g.deferred) != 0 || len(g.splits) != 0 || len(g.txs) != 0 {
+	if g.muted || len(g.fanouts) != 0 || len(g.deferred) != 0 || len(g.splits) != 0 || len(g.txs) != 0 {
 		return nil
 	}
 	if len(g.used) == 0 {

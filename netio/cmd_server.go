@@ -3,7 +3,6 @@ package netio
 import (
 	"errors"
 	"math"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,20 +72,7 @@ const errDebugDisabled = "ERR DEBUG command not allowed. If the enable-debug-com
 	"and then restart the server."
 
 // debugAllowed applies enable-debug-command (no, yes, local) as Redis does.
-func (x *Ctx) debugAllowed() bool {
-	switch x.S.Cfg.String("enable-debug-command") {
-	case "yes":
-		return true
-	case "local":
-		host, _, err := net.SplitHostPort(x.C.addr)
-		if err != nil {
-			return false
-		}
-		ip := net.ParseIP(host)
-		return ip != nil && ip.IsLoopback()
-	}
-	return false
-}
+func (x *Ctx) debugAllowed() bool { return x.protectedAllowed("enable-debug-command") }
 
 func cmdDebug(x *Ctx) {
 	if !x.debugAllowed() {

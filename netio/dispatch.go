@@ -74,7 +74,23 @@ const (
 // dispatch routes one parsed command. args point into the read buffer. It
 // returns false, doing nothing, for a barrier command (see Spec.Barrier)
 // that must wait for the commands before it to finish in their shards.
+// Under CLIENT REPLY OFF or SKIP the command's reply is dropped.
 func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
+	if !cl.replies.active() {
+		return s.dispatchCmd(cl, g, args)
+	}
+	saved := cl.replies
+	cl.replies.skip, cl.replies.skipNext = cl.replies.skipNext, false
+	n0 := len(g.order)
+	if !s.dispatchCmd(cl, g, args) {
+		cl.replies = saved // dispatched again later
+		return false
+	}
+	cl.replies.mute(g, n0)
+	return true
+}
+
+func (s *Server) dispatchCmd(cl *client, g *group, args [][]byte) bool {
 	spec, errMsg := s.resolve(cl, args)
 	if errMsg == "" && spec.Barrier && !cl.multi && (len(g.used) > 0 || len(cl.queue) > 0) {
 		return false

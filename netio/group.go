@@ -35,6 +35,8 @@ type group struct {
 	scriptShard int
 	// isolated: the group holds an Isolated command (see pipelineOrder).
 	isolated bool
+	// muted: some order entries are not written (CLIENT REPLY OFF/SKIP).
+	muted bool
 }
 
 // txInfo is an EXEC reply: an array header (or a null array when WATCH
@@ -48,6 +50,7 @@ type txInfo struct {
 // src says where one command's reply comes from.
 type src struct {
 	kind uint8 // srcLocal, srcShard, srcFanout, srcDeferred
+	mute bool  // the reply is dropped (CLIENT REPLY OFF/SKIP)
 	idx  uint16
 }
 
@@ -106,6 +109,7 @@ func (g *group) release() {
 	g.txs = g.txs[:0]
 	g.scriptShard = 0
 	g.isolated = false
+	g.muted = false
 	g.deferred = g.deferred[:0]
 	g.cl = nil
 	groupPool.Put(g)
@@ -183,6 +187,7 @@ func (g *group) appendTo(out []byte) []byte {
 		if skip > 0 {
 			skipMark = len(out)
 		}
+		muteMark := len(out)
 		switch s.kind {
 		case srcLocal:
 			start := 0
@@ -258,6 +263,9 @@ func (g *group) appendTo(out []byte) []byte {
 				w.Array(tx.n)
 				out = w.B
 			}
+		}
+		if s.mute {
+			out = out[:muteMark]
 		}
 		if skip > 0 {
 			out = out[:skipMark]

@@ -19,6 +19,10 @@ type Shards interface {
 	// drops a parked batch whose client went away.
 	Unwatch(i int, ws *batch.WatchState)
 	CancelBlocked(i int, b *batch.Batch)
+	// Unblock wakes b, parked in shard i (CLIENT UNBLOCK): with its
+	// command's timeout reply, or with the UNBLOCKED error when withError;
+	// reply (on the shard's goroutine) says whether it was still parked.
+	Unblock(i int, b *batch.Batch, withError bool, reply func(ok bool))
 	// ScriptBusy reports whether shard i runs a script past lua-time-limit
 	// (and whose); AnyScriptBusy asks every shard.
 	ScriptBusy(i int) (busy bool, owner uint64)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/netio/batch"
+	"github.com/slotd/slotd/netio/resp"
 )
 
 // Blocking commands (BLPOP and friends). The event loop stops reading a
@@ -124,19 +125,52 @@ func (s *Shard) Timeout(bl *Blocked, now int64) {
 	s.finish(b)
 }
 
-// CancelBlocked drops a parked batch whose client disconnected.
-func (s *Shard) CancelBlocked(b *batch.Batch) {
+// parkedOf finds the parked command of batch b (nil: none, it was served).
+func (s *Shard) parkedOf(b *batch.Batch) *Blocked {
 	for _, list := range s.blocked {
 		for _, bl := range list {
 			if bl.b == b && !bl.done {
-				s.unpark(bl)
-				b.Out.Null()
-				b.Ends = append(b.Ends, len(b.Out.B))
-				s.finish(b)
-				return
+				return bl
 			}
 		}
 	}
+	return nil
+}
+
+// CancelBlocked drops a parked batch whose client disconnected.
+func (s *Shard) CancelBlocked(b *batch.Batch) {
+	if bl := s.parkedOf(b); bl != nil {
+		s.answerParked(bl, func(w *resp.Writer) { w.Null() })
+	}
+}
+
+// answerParked completes bl's batch with the reply reply writes.
+func (s *Shard) answerParked(bl *Blocked, reply func(w *resp.Writer)) {
+	s.unpark(bl)
+	b := bl.b
+	b.Out.Proto = int(bl.cmd.Proto)
+	reply(&b.Out)
+	b.Ends = append(b.Ends, len(b.Out.B))
+	s.finish(b)
+}
+
+// ErrUnblocked is the reply of a command CLIENT UNBLOCK ... ERROR wakes.
+const ErrUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+
+// Unblock wakes the command parked in batch b as CLIENT UNBLOCK does: with
+// the reply its timeout gives (TIMEOUT) or with ErrUnblocked (ERROR). It
+// reports false when b is not parked here (it was served meanwhile).
+func (s *Shard) Unblock(b *batch.Batch, withError bool) bool {
+	bl := s.parkedOf(b)
+	if bl == nil {
+		return false
+	}
+	if withError {
+		s.answerParked(bl, func(w *resp.Writer) { w.Error(ErrUnblocked) })
+	} else {
+		s.Timeout(bl, s.group.clock()/1000)
+	}
+	return true
 }
 
 // signalBlocked notes that key may now serve blocked clients.

@@ -116,6 +116,11 @@ func (g *Group) Unwatch(i int, ws *batch.WatchState) { g.Tell(i, Unwatch{WS: ws}
 // CancelBlocked drops b, parked in shard i, whose client went away.
 func (g *Group) CancelBlocked(i int, b *batch.Batch) { g.Tell(i, CancelBlocked{B: b}) }
 
+// Unblock wakes b, parked in shard i, for CLIENT UNBLOCK (see Unblock).
+func (g *Group) Unblock(i int, b *batch.Batch, withError bool, reply func(ok bool)) {
+	g.Tell(i, Unblock{B: b, Error: withError, Reply: reply})
+}
+
 // InTurn runs step in shard i's turn; traces name it by its type.
 func (g *Group) InTurn(i int, step Turn) { g.Tell(i, InTurn{Step: step}) }
 

@@ -87,6 +87,14 @@ type (
 	Unwatch struct{ WS *batch.WatchState }
 	// CancelBlocked drops a parked batch whose client went away.
 	CancelBlocked struct{ B *batch.Batch }
+	// Unblock wakes a parked batch (CLIENT UNBLOCK): with its command's
+	// timeout reply, or with the UNBLOCKED error; Reply says whether it
+	// was still parked.
+	Unblock struct {
+		B     *batch.Batch
+		Error bool
+		Reply func(ok bool)
+	}
 	// CountKeys counts the shard's keys for INFO keyspace.
 	CountKeys struct {
 		Now   int64
@@ -130,6 +138,7 @@ func (RedirectBlocked) run(s *engine.Shard)  { s.RedirectBlocked() }
 func (m DropSlotLogged) run(s *engine.Shard) { s.DropSlotLogged(m.Slot) }
 func (m Unwatch) run(s *engine.Shard)        { s.Unwatch(m.WS) }
 func (m CancelBlocked) run(s *engine.Shard)  { s.CancelBlocked(m.B) }
+func (m Unblock) run(s *engine.Shard)        { m.Reply(s.Unblock(m.B, m.Error)) }
 func (m CountKeys) run(s *engine.Shard)      { m.Reply(s.CountKeys(m.Now)) }
 func (m InTurn) run(*engine.Shard)           { m.Step.RunInTurn() }
 func (m Inspect) run(s *engine.Shard)        { m.Fn(s) }

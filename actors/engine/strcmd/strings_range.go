@@ -8,7 +8,8 @@ import (
 	"github.com/slotd/slotd/netio/command"
 )
 
-// Byte-range string commands: APPEND, STRLEN, GETRANGE, SETRANGE.
+// Byte-range string commands: APPEND, STRLEN, GETRANGE (and its old name
+// SUBSTR), SETRANGE.
 
 func registerStringsRange() {
 	command.Register(
@@ -17,6 +18,7 @@ func registerStringsRange() {
 			"readonly", "fast"),
 		strSpec("getrange", 4, "Get a substring of the string stored at a key", "2.4.0", cmdGetRange,
 			"readonly"),
+		strSpec("substr", 4, "Get a substring of the string stored at a key", "1.0.0", cmdGetRange, "readonly"),
 		strSpec("setrange", 4, "Overwrite part of a string at key starting at the specified offset", "2.2.0",
 			cmdSetRange, "write", "denyoom"),
 	)
