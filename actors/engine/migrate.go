@@ -183,6 +183,7 @@ func (s *Shard) ResumeMigrate(job *MigrateJob, now int64) bool {
 	s.cur = w.b
 	b := w.b
 	b.Out.Proto = int(w.cmd.Proto)
+	s.UseDB(int(w.cmd.DB)) // the keys go from the client's database
 	c := &s.call
 	*c = Call{Args: w.cmd.Args, W: &b.Out, Slot: int(w.cmd.Slot), Now: s.now, S: s, Cmd: w.cmd}
 	s.finishMigrate(c, w.job)

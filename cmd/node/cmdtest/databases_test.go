@@ -250,3 +250,27 @@ func TestDatabasesReplication(t *testing.T) {
 	assert.Equal(t, "zero again", rc.Get(dbCtx, "s").Val())
 	assert.Equal(t, int64(0), inDB(t, r.Addr, 2).DBSize(dbCtx).Val())
 }
+
+func TestDatabasesMigrate(t *testing.T) {
+	src, dst := nodetest.Start(t, "shard-actors", "2"), nodetest.Start(t)
+	s3 := inDB(t, src.Addr, 3)
+	require.NoError(t, s3.Set(dbCtx, "m", "v", time.Hour).Err())
+	require.NoError(t, inDB(t, src.Addr, 0).Set(dbCtx, "m", "db0", 0).Err())
+	for i := 0; i < 5; i++ { // other clients' commands in the source's other databases meanwhile
+		require.NoError(t, inDB(t, src.Addr, i).Ping(dbCtx).Err())
+	}
+	require.NoError(t, s3.Migrate(dbCtx, "127.0.0.1", strconv.Itoa(dst.Port), "m", 6, 5*time.Second).Err())
+	assert.Equal(t, int64(0), s3.Exists(dbCtx, "m").Val())
+	assert.Equal(t, "db0", inDB(t, src.Addr, 0).Get(dbCtx, "m").Val(), "only db 3's key moved")
+	d6 := inDB(t, dst.Addr, 6)
+	assert.Equal(t, "v", d6.Get(dbCtx, "m").Val())
+	assert.Greater(t, d6.TTL(dbCtx, "m").Val(), 50*time.Minute)
+	assert.Equal(t, int64(0), dst.Client(t).Exists(dbCtx, "m").Val())
+
+	// DUMP and RESTORE work in the client's database.
+	payload, err := d6.Dump(dbCtx, "m").Result()
+	require.NoError(t, err)
+	require.NoError(t, inDB(t, dst.Addr, 2).Restore(dbCtx, "r", 0, payload).Err())
+	assert.Equal(t, "v", inDB(t, dst.Addr, 2).Get(dbCtx, "r").Val())
+	assert.Equal(t, int64(0), d6.Exists(dbCtx, "r").Val())
+}
