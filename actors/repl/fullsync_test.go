@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,4 +111,40 @@ func TestPrimaryPingsItsReplicas(t *testing.T) {
 		off, _ := strconv.ParseInt(info(t, rc, "replication", "slave_repl_offset"), 10, 64)
 		return off > 0 && r.Repl.ReplOffset() > 0
 	}, "replica offset past 0 without writes")
+}
+
+// A replica frozen by DEBUG SLEEP does not reconnect to its primary before
+// it wakes, as a sleeping redis-server does nothing: its link killed in
+// the same MULTI stays down for the whole sleep (Redis's
+// 05-slave-selection relies on it to leave one replica behind).
+func TestSleepingReplicaDoesNotReconnect(t *testing.T) {
+	t.Parallel()
+	p := start(t, 2)
+	r := start(t, 2)
+	replicate(t, r, p)
+	pc := p.Client(t, 2)
+	slaves := func() string { return info(t, pc, "replication", "connected_slaves") }
+	require.Equal(t, "1", slaves())
+
+	rc := r.Client(t, 2)
+	done := make(chan error, 1)
+	go func() {
+		_, err := rc.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+			tx.Do(ctx, "DEBUG", "SLEEP", "2")
+			tx.Do(ctx, "CLIENT", "KILL", "TYPE", "master")
+			return nil
+		})
+		done <- err
+	}()
+	nodetest.Eventually(t, 10*time.Second, func() bool { return slaves() == "0" }, "link killed")
+	for {
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			waitUp(t, r)
+			return
+		default:
+			require.Equal(t, "0", slaves(), "no reconnection while the replica sleeps")
+		}
+	}
 }

@@ -150,9 +150,11 @@ func (l *link) run() {
 		if time.Since(start) > 5*time.Second {
 			backoff = 50 * time.Millisecond // the session worked for a while
 		}
+		// A node frozen by DEBUG SLEEP reconnects once it wakes, as a
+		// sleeping redis-server does nothing meanwhile.
 		select {
 		case <-l.stopc:
-		case <-time.After(backoff):
+		case <-time.After(max(backoff, l.m.srv.PausedFor())):
 		}
 		backoff = min(backoff*2, time.Second)
 	}

@@ -31,6 +31,9 @@ type Server interface {
 	// loading-process-events-interval-bytes loaded): commands held until
 	// then get LOADING.
 	LoadEvents()
+	// PausedFor is how long the node stays frozen by DEBUG SLEEP (0 when
+	// it is not): a frozen node does not reconnect to its primary.
+	PausedFor() time.Duration
 }
 
 // Manager is a node's replication state: its role, replication ids, the
