@@ -200,9 +200,14 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			if len(g.local.B) > mark && g.local.B[mark] == '-' {
 				s.stats.errorReplies.Add(1)
 			}
-			s.cmdStats.Called(spec, time.Since(t0).Microseconds(), g.local.B[mark:])
+			us := time.Since(t0).Microseconds()
+			s.cmdStats.Called(spec, us, g.local.B[mark:])
+			s.slowLoop(cl, spec, args, us)
 			g.endLocal()
 		} else {
+			if x.deferred {
+				s.slowDeferred(cl, spec, args, t0, g.deferred[len(g.deferred)-1])
+			}
 			s.cmdStats.Called(spec, time.Since(t0).Microseconds(), nil)
 		}
 	case command.Shard:

@@ -130,6 +130,7 @@ func (g *group) batch(i int) *batch.Batch {
 	if b == nil {
 		b = batch.NewBatch()
 		b.Done = g
+		b.Peer = g.cl
 		g.batches[i] = b
 		g.used = append(g.used, i)
 	}
@@ -281,6 +282,7 @@ type Deferred struct {
 	W     resp.Writer
 	g     *group
 	start func(*Deferred)
+	slow  func() // logs the command in SLOWLOG if it took long enough
 }
 
 // arm starts the deferred work once the group is sealed.
@@ -291,7 +293,12 @@ func (d *Deferred) arm() {
 }
 
 // Done marks the reply complete.
-func (d *Deferred) Done() { d.g.partDone() }
+func (d *Deferred) Done() {
+	if d.slow != nil {
+		d.slow()
+	}
+	d.g.partDone()
+}
 
 // Run implements gnet.Runnable for flushes scheduled from other goroutines.
 func (cl *client) Run(context.Context) error {

@@ -25,6 +25,7 @@ func Register() {
 		registerCmdPersist()
 		registerCmdRepl()
 		registerCmdServer()
+		registerCmdSlowlog()
 		registerMulti()
 		registerPause()
 		registerPubsub()

@@ -73,6 +73,7 @@ type Server struct {
 	clients   map[int64]*client
 	links     map[int64]*link // connections slotd opened (masterlink.go), under clientMu
 	cmdStats  *command.Stats  // INFO commandstats and errorstats
+	slowlog   *command.SlowLog
 	ready     chan struct{}
 	stopped   chan struct{}
 	serving   atomic.Bool // Serve was called
@@ -199,6 +200,9 @@ func New(o Options) *Server {
 	}
 	s.shards = o.Shards
 	s.cmdStats = command.NewStats()
+	s.slowlog = command.NewSlowLog()
+	s.Cfg.MirrorInt("slowlog-log-slower-than", &s.slowlog.SlowerThan)
+	s.Cfg.MirrorInt("slowlog-max-len", &s.slowlog.MaxLen)
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.Cfg.MirrorInt("maxclients", &s.maxClients)
@@ -498,3 +502,6 @@ func splitFields(s string) []string {
 // CmdStats is the node's command and error statistics (the shards count
 // their commands into it too).
 func (s *Server) CmdStats() *command.Stats { return s.cmdStats }
+
+// SlowLog is the node's SLOWLOG (the shards log their commands in it too).
+func (s *Server) SlowLog() *command.SlowLog { return s.slowlog }

@@ -294,7 +294,17 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	}
 	t0 := s.group.mono()
 	h(c)
-	stats.Called(cmd.Spec, (s.group.mono()-t0)/1000, w.B[mark:])
+	us := (s.group.mono() - t0) / 1000
+	stats.Called(cmd.Spec, us, w.B[mark:])
+	if sl := s.group.SlowLog; sl.Wants(us) && !s.parked && !cmd.Spec.Is("skip_slowlog") {
+		// A parked command is logged when it is served, as Redis logs a
+		// blocked command when it is unblocked.
+		addr, name := "", ""
+		if p := s.cur.Peer; p != nil {
+			addr, name = p.PeerAddr(), p.PeerName()
+		}
+		sl.Add(cmd.Args, us, s.group.clock()/1e6, addr, name)
+	}
 }
 
 // Keyspace returns slot's keyspace in the current database, creating it
@@ -474,6 +484,8 @@ type Group struct {
 	// CmdStats, when set before serving, counts shard commands' calls,
 	// time and errors (INFO commandstats and errorstats).
 	CmdStats *command.Stats
+	// SlowLog, when set before serving, logs slow shard commands (SLOWLOG).
+	SlowLog *command.SlowLog
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

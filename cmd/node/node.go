@@ -138,6 +138,7 @@ func (n *Node) start() error {
 	n.Shards.Tracking.Tracker = n.Server.Tracker()
 	n.Shards.Tracking.Publish = n.Server.PublishFromScript
 	n.Shards.CmdStats = n.Server.CmdStats()
+	n.Shards.SlowLog = n.Server.SlowLog()
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)
 	funccmd.Bind(n.Server, n.Shards)

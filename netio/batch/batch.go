@@ -57,6 +57,8 @@ type Batch struct {
 	Done Completer
 	// Ctx is an opaque value for the completer (its group).
 	Ctx any
+	// Peer is the client that sent the batch (SLOWLOG's entries name it).
+	Peer Peer
 
 	arena []byte
 	offs  []int
@@ -65,6 +67,12 @@ type Batch struct {
 	enq     int64 // unix ns when queued, set only while tracing
 	traceID uint64
 	Warm    uint64 // sink for prefetch.go's loads
+}
+
+// Peer names a batch's client: its address (ip:port) and CLIENT SETNAME.
+type Peer interface {
+	PeerAddr() string
+	PeerName() string
 }
 
 // EnqueuedAt implements trace.Stamped.
