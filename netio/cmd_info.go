@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/replproto"
 )
 
 // RedisVersion is the Redis version slotd reports (HELLO, INFO, the
@@ -441,10 +442,10 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	if want["persistence"] && s.Persist != nil {
 		t.section("Persistence")
 		for _, kv := range s.Persist.Info() {
-			if kv[0] == "loading" && s.replGate.Load()&GateLoading != 0 {
+			if kv[0] == "loading" && s.replGate.Load()&replproto.GateLoading != 0 {
 				kv[1] = "1" // a replica's full sync
 			}
-			if kv[0] == "async_loading" && s.replGate.Load()&GateAsyncLoading != 0 {
+			if kv[0] == "async_loading" && s.replGate.Load()&replproto.GateAsyncLoading != 0 {
 				kv[1] = "1"
 			}
 			t.str(kv[0], kv[1])
@@ -452,12 +453,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	} else if want["persistence"] {
 		t.section("Persistence")
 		loading := int64(0)
-		if s.replGate.Load()&GateLoading != 0 {
+		if s.replGate.Load()&replproto.GateLoading != 0 {
 			loading = 1 // a replica's full sync
 		}
 		t.int("loading", loading)
 		async := int64(0)
-		if s.replGate.Load()&GateAsyncLoading != 0 {
+		if s.replGate.Load()&replproto.GateAsyncLoading != 0 {
 			async = 1
 		}
 		t.int("async_loading", async)

@@ -7,83 +7,16 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/netio/replproto"
 	"github.com/slotd/slotd/netio/resp"
 )
 
 // Replication commands: REPLICAOF / SLAVEOF, ROLE and WAIT for users;
 // REPLCONF and PSYNC for the replication protocol between slotd nodes.
-// The engine (actors/repl) implements Replication; the loop handlers only
+// The engine (actors/repl) implements replproto.Replication; the loop handlers only
 // parse, check and hand over. After PSYNC a connection carries the
-// primary's feed: the engine writes frames to it through FeedConn, and
+// primary's feed: the engine writes frames to it through a replproto.FeedConn, and
 // the replica keeps sending REPLCONF ACK on it.
-
-// Replication is the replication engine as the event loops see it.
-type Replication interface {
-	// ReplicaOf starts replicating from host:port, or stops replicating
-	// when host is "" (NO ONE). It returns the status reply text.
-	ReplicaOf(host string, port int) string
-	// PSync serves PSYNC on conn; reply is called once with a status line
-	// ("FULLRESYNC ...", "CONTINUE ...") or an error reply text, after
-	// which the engine starts writing the feed.
-	PSync(req PSyncRequest, conn FeedConn, reply func(line string, isErr bool))
-	// Ack records a replica's acknowledged offsets (REPLCONF ACK).
-	Ack(conn FeedConn, offsets string)
-	// Wait implements WAIT: reply is called once with the number of
-	// replicas that acknowledged every write made before the call, when
-	// there are numreplicas of them or at the timeout (0: none; noBlock:
-	// answer at once). The returned function cancels the wait (its client
-	// went away); reply is not called then.
-	Wait(numreplicas int64, timeout time.Duration, noBlock bool, reply func(n int64)) (cancel func())
-	// Role writes the ROLE reply.
-	Role(w *resp.Writer)
-	// Info returns the INFO replication fields, in order.
-	Info() [][2]string
-	// IsReplica reports whether the node replicates from a primary.
-	IsReplica() bool
-	// SyncStats counts full syncs served and partial resyncs accepted and
-	// refused (INFO stats sync_full, sync_partial_ok, sync_partial_err).
-	SyncStats() (full, partialOK, partialErr int64)
-}
-
-// PSyncRequest is what a replica sent with REPLCONF and PSYNC.
-type PSyncRequest struct {
-	ReplID        string
-	Offsets       string
-	ListeningPort int
-	IP            string // REPLCONF ip-address, else the connection's address
-	Capa          []string
-}
-
-// FeedConn is a replica's connection, written by the engine from any
-// goroutine once PSYNC has been answered.
-type FeedConn interface {
-	// Write queues a frame (hdr then payload, copied). It reports false
-	// once the connection is closed.
-	Write(hdr, payload []byte) bool
-	// Pending is how many bytes are queued and not yet taken by the
-	// kernel, as of the last flush (see Refresh).
-	Pending() int64
-	// Refresh asks the connection's loop to flush and update Pending.
-	Refresh()
-	// Flush asks the loop to write what is queued without the usual
-	// coalescing delay.
-	Flush()
-	// Close closes the connection.
-	Close()
-	// OnClose registers fn to run (once) when the connection closes.
-	OnClose(fn func())
-	// Addr is the replica's address (ip:port of the connection).
-	Addr() string
-}
-
-// Gate bits: what dispatch refuses while this node is a replica.
-const (
-	GateReadOnly     uint32 = 1 << iota // writes: READONLY
-	GateStaleDeny                       // link down and replica-serve-stale-data no: MASTERDOWN
-	GateLoading                         // full sync in progress: LOADING
-	GateReplica                         // the node is a replica (HELLO role)
-	GateAsyncLoading                    // a full sync arrives while the old data is served (INFO async_loading)
-)
 
 const (
 	errMasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
@@ -93,9 +26,9 @@ const (
 		"local and are not propagated."
 )
 
-// SetReplGate publishes the Gate* bits (called by the engine).
+// SetReplGate publishes the replproto.Gate* bits (called by the engine).
 func (s *Server) SetReplGate(bits uint32) {
-	if old := s.replGate.Swap(bits); old&GateLoading != 0 && bits&GateLoading == 0 {
+	if old := s.replGate.Swap(bits); old&replproto.GateLoading != 0 && bits&replproto.GateLoading == 0 {
 		s.wakeLoadHeld() // the load is over: held commands run now
 	}
 }
@@ -106,21 +39,21 @@ func (s *Server) SetReplGate(bits uint32) {
 // the link is down, LOADING during a full sync.
 func (s *Server) gateCheck(cl *client, spec *command.Spec) string {
 	g := s.replGate.Load()
-	if g&(GateReadOnly|GateStaleDeny|GateLoading) == 0 {
+	if g&(replproto.GateReadOnly|replproto.GateStaleDeny|replproto.GateLoading) == 0 {
 		return ""
 	}
-	if g&GateReadOnly != 0 && (spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) ||
+	if g&replproto.GateReadOnly != 0 && (spec.Write() && !(s.clusterMode() && (spec.First > 0 || spec.Keys != nil)) ||
 		spec.Name == "exec" && cl.multi && cl.txWrites()) {
 		return "READONLY You can't write against a read only replica."
 	}
-	if g&GateStaleDeny != 0 && !spec.Stale() {
+	if g&replproto.GateStaleDeny != 0 && !spec.Stale() {
 		return errMasterDown
 	}
 	// While a full sync is applied (after its transfer, like Redis's load
 	// of a received RDB) the CLUSTER subcommands stay available, so
 	// cluster tools (redis-cli --cluster) keep working against a loading
 	// replica.
-	if g&GateLoading != 0 && !spec.Loading() && !(spec.Parent != nil && spec.Parent.Name == "cluster") {
+	if g&replproto.GateLoading != 0 && !spec.Loading() && !(spec.Parent != nil && spec.Parent.Name == "cluster") {
 		return errLoading
 	}
 	return ""
@@ -128,7 +61,7 @@ func (s *Server) gateCheck(cl *client, spec *command.Spec) string {
 
 // IsReplicaRole reports whether HELLO and similar should say "replica".
 func (s *Server) IsReplicaRole() bool {
-	return s.replGate.Load()&GateReplica != 0
+	return s.replGate.Load()&replproto.GateReplica != 0
 }
 
 // replClient is a connection's replication state: what REPLCONF said
@@ -301,7 +234,7 @@ func cmdPSync(x *Ctx) {
 	if rs.feed != nil {
 		return // already a replica connection: ignored, as Redis does
 	}
-	req := PSyncRequest{ReplID: string(x.Args[1]), Offsets: string(x.Args[2]), ListeningPort: rs.port,
+	req := replproto.PSyncRequest{ReplID: string(x.Args[1]), Offsets: string(x.Args[2]), ListeningPort: rs.port,
 		IP: rs.ip, Capa: rs.capa}
 	if req.IP == "" {
 		req.IP = hostOf(x.C.addr)
@@ -346,7 +279,7 @@ func hostOf(addr string) string {
 
 // ---- the feed side of a replica's connection
 
-// feedConn implements FeedConn. Frames are queued under mu and written by
+// feedConn implements replproto.FeedConn. Frames are queued under mu and written by
 // the connection's loop after every reply of the connection (PSYNC's
 // included) is out.
 type feedConn struct {

@@ -11,6 +11,8 @@ package netio
 
 import (
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/slotd/slotd/netio/replproto"
 )
 
 // LoadEvents marks an events point of the load in progress: the commands
@@ -40,7 +42,7 @@ func (s *Server) holdForLoad(c gnet.Conn, cl *client) {
 	s.loadHeldConns = append(s.loadHeldConns, c)
 	s.loadMu.Unlock()
 	// The load may have ended, or an events point passed, meanwhile.
-	if s.replGate.Load()&GateLoading == 0 || s.loadGen.Load() != cl.loadSeen {
+	if s.replGate.Load()&replproto.GateLoading == 0 || s.loadGen.Load() != cl.loadSeen {
 		s.wakeLoadHeld()
 	}
 }

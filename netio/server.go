@@ -24,6 +24,7 @@ import (
 
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
+	"github.com/slotd/slotd/netio/replproto"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
@@ -111,7 +112,7 @@ type Server struct {
 
 	// Repl is the replication engine (set before Serve); replGate holds
 	// what a replica refuses (cmd_repl.go).
-	Repl     Replication
+	Repl     replproto.Replication
 	replGate atomic.Uint32
 	// A full sync's load: its events points and the connections holding
 	// a command until the next one (loading.go).

@@ -7,7 +7,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/netio"
+	"github.com/slotd/slotd/netio/replproto"
 )
 
 // Feed states, named as INFO shows them.
@@ -20,7 +20,7 @@ const (
 // primary's shards write frames to, from their own goroutines.
 type feed struct {
 	m    *Manager
-	conn netio.FeedConn
+	conn replproto.FeedConn
 	id   int
 	ip   string
 	port int
@@ -47,7 +47,7 @@ type pacedFrame struct {
 	keys    int
 }
 
-func newFeed(m *Manager, conn netio.FeedConn, id int, ip string, port int) *feed {
+func newFeed(m *Manager, conn replproto.FeedConn, id int, ip string, port int) *feed {
 	f := &feed{m: m, conn: conn, id: id, ip: ip, port: port, n: m.shards.N(),
 		closed: make(chan struct{})}
 	f.acked = make([]int64, f.n)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/shard"
-	"github.com/slotd/slotd/netio"
+	"github.com/slotd/slotd/netio/replproto"
 	"github.com/slotd/slotd/netio/config"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -24,7 +24,7 @@ type Server interface {
 	DeliverSPublish(channel, msg []byte)
 	// AddMasterLink shows a replica's link to its primary in CLIENT LIST
 	// (flags=M) and lets CLIENT KILL close it.
-	AddMasterLink(remote, local string, closeFn func()) *netio.MasterLink
+	AddMasterLink(remote, local string, closeFn func()) replproto.MasterLink
 	// WritesPaused reports a client pause of writes (a manual failover's).
 	WritesPaused() bool
 	// LoadEvents marks an events point of a full sync's load (once every
@@ -50,7 +50,7 @@ type Manager struct {
 	replid   string
 	replid2  string
 	second   []int64 // own offsets when replid2 was retired (nil: none)
-	feeds    map[netio.FeedConn]*feed
+	feeds    map[replproto.FeedConn]*feed
 	nextFeed int
 	waiters  map[*waiter]struct{}
 	link     *link // nil on a primary
@@ -82,7 +82,7 @@ type Options struct {
 // New creates the engine of a primary node (no replica, no backlog yet).
 func New(o Options) *Manager {
 	m := &Manager{cfg: o.Config, log: o.Log.With().Str("component", "repl").Logger(), shards: o.Shards,
-		srv: o.Server, replid: newReplID(), replid2: zeroID, feeds: map[netio.FeedConn]*feed{},
+		srv: o.Server, replid: newReplID(), replid2: zeroID, feeds: map[replproto.FeedConn]*feed{},
 		waiters: map[*waiter]struct{}{}, stop: make(chan struct{})}
 	m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
 	m.keyLoadDelay = m.cfg.Var("key-load-delay")
@@ -437,9 +437,9 @@ func (m *Manager) Status() Status {
 // Offsets returns the node's own stream offsets, one per shard.
 func (m *Manager) Offsets() []int64 { return m.shards.Offsets() }
 
-// ---- netio.Replication
+// ---- replproto.Replication
 
-// ReplicaOf implements netio.Replication.
+// ReplicaOf implements replproto.Replication.
 func (m *Manager) ReplicaOf(host string, port int) string {
 	if host == "" {
 		m.BecomePrimary()
@@ -451,7 +451,7 @@ func (m *Manager) ReplicaOf(host string, port int) string {
 	return "OK"
 }
 
-// SyncStats implements netio.Replication.
+// SyncStats implements replproto.Replication.
 func (m *Manager) SyncStats() (full, partialOK, partialErr int64) {
 	return m.syncFull.Load(), m.syncPartialOK.Load(), m.syncPartialErr.Load()
 }
@@ -461,7 +461,7 @@ func (m *Manager) SyncStats() (full, partialOK, partialErr int64) {
 // that may hold the manager's own lock.
 func (m *Manager) Replicating() bool { return m.replicating.Load() }
 
-// IsReplica implements netio.Replication.
+// IsReplica implements replproto.Replication.
 func (m *Manager) IsReplica() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -484,30 +484,30 @@ func (m *Manager) updateGate() {
 	m.mu.Unlock()
 	var bits uint32
 	if l != nil {
-		bits |= netio.GateReplica
+		bits |= replproto.GateReplica
 		if m.cfg.Bool("replica-read-only") {
-			bits |= netio.GateReadOnly
+			bits |= replproto.GateReadOnly
 		}
 		st := l.state.Load()
 		if st != linkConnected && !m.cfg.Bool("replica-serve-stale-data") {
-			bits |= netio.GateStaleDeny
+			bits |= replproto.GateStaleDeny
 		}
 		if l.loading.Load() {
-			bits |= netio.GateLoading
+			bits |= replproto.GateLoading
 		}
 		if l.asyncLoading.Load() {
-			bits |= netio.GateAsyncLoading
+			bits |= replproto.GateAsyncLoading
 		}
 	}
 	m.srv.SetReplGate(bits)
 }
 
-// PSync implements netio.Replication.
-func (m *Manager) PSync(req netio.PSyncRequest, conn netio.FeedConn, reply func(string, bool)) {
+// PSync implements replproto.Replication.
+func (m *Manager) PSync(req replproto.PSyncRequest, conn replproto.FeedConn, reply func(string, bool)) {
 	go m.psync(req, conn, reply)
 }
 
-func (m *Manager) psync(req netio.PSyncRequest, conn netio.FeedConn, reply func(string, bool)) {
+func (m *Manager) psync(req replproto.PSyncRequest, conn replproto.FeedConn, reply func(string, bool)) {
 	if !hasCapa(req.Capa, "slotd") {
 		reply("ERR slotd replicates only to slotd replicas", true)
 		conn.Close()
@@ -697,8 +697,8 @@ func (m *Manager) sortedFeeds() []*feed {
 	return out
 }
 
-// Ack implements netio.Replication.
-func (m *Manager) Ack(conn netio.FeedConn, offsets string) {
+// Ack implements replproto.Replication.
+func (m *Manager) Ack(conn replproto.FeedConn, offsets string) {
 	m.mu.Lock()
 	f := m.feeds[conn]
 	m.mu.Unlock()
@@ -747,7 +747,7 @@ type waiter struct {
 	of map[*feed]bool
 }
 
-// Wait implements netio.Replication.
+// Wait implements replproto.Replication.
 func (m *Manager) Wait(n int64, timeout time.Duration, noBlock bool, reply func(int64)) func() {
 	return m.startWait(&waiter{n: n, reply: reply}, timeout, noBlock)
 }
@@ -902,7 +902,7 @@ func (m *Manager) cron() {
 
 // ---- ROLE and INFO
 
-// Role implements netio.Replication.
+// Role implements replproto.Replication.
 func (m *Manager) Role(w *resp.Writer) {
 	m.mu.Lock()
 	l := m.link
@@ -943,7 +943,7 @@ func (m *Manager) Role(w *resp.Writer) {
 	}
 }
 
-// Info implements netio.Replication: the fields of INFO replication.
+// Info implements replproto.Replication: the fields of INFO replication.
 func (m *Manager) Info() [][2]string {
 	var out [][2]string
 	add := func(k, v string) { out = append(out, [2]string{k, v}) }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/persist"
-	"github.com/slotd/slotd/netio"
+	"github.com/slotd/slotd/netio/replproto"
 )
 
 // A replica's side of the stream: frames read from the primary become
@@ -313,7 +313,7 @@ func readFrame(r *bufio.Reader, hdr []byte, buf func(int) []byte) (kind byte, i 
 
 // stream reads frames and hands their records to the shards; sp, when not
 // nil, spools a full sync until its snapshot is complete.
-func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml *netio.MasterLink, sp *spool) error {
+func (l *link) stream(conn net.Conn, r *bufio.Reader, n int, ml replproto.MasterLink, sp *spool) error {
 	defer func() {
 		if sp != nil { // the transfer failed: the old data stays
 			sp.discard()
