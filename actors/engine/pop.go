@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"time"
+
+	"github.com/slotd/slotd/actors/engine/types/ld"
 )
 
 // parseTimeout reads a blocking timeout in seconds (a float) the way Redis
@@ -15,16 +17,16 @@ import (
 // too far away to add to the clock (also the wrap-around Redis gets near
 // 2^63 ms) never fires either.
 func (c *Call) ParseTimeout(arg []byte) (time.Duration, bool) {
-	f, st := ParseLD(arg)
-	if st == LdInvalid {
+	f, st := ld.Parse(arg)
+	if st == ld.Invalid {
 		c.W.Error("ERR timeout is not a float or out of range")
 		return 0, false
 	}
-	if st == LdInfinite {
+	if st == ld.Infinite {
 		c.W.Error("ERR timeout is negative")
 		return 0, false
 	}
-	ms := newLD().Mul(f, LdFromInt64(1000))
+	ms := ld.New().Mul(f, ld.FromInt64(1000))
 	n, acc := ms.Int(nil) // truncated toward zero
 	if ms.Sign() > 0 && acc == big.Below {
 		n.Add(n, big.NewInt(1)) // ceil

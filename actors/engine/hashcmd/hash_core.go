@@ -14,6 +14,7 @@ import (
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/hash"
+	"github.com/slotd/slotd/actors/engine/types/ld"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/slots"
 )
@@ -268,14 +269,14 @@ func cmdHIncrBy(c *engine.Call) {
 }
 
 // cmdHIncrByFloat implements HINCRBYFLOAT key field increment with the
-// long double arithmetic INCRBYFLOAT uses (see strings_float.go).
+// long double arithmetic INCRBYFLOAT uses (actors/engine/types/ld).
 func cmdHIncrByFloat(c *engine.Call) {
-	incr, st := engine.ParseLD(c.Args[3])
-	if st == engine.LdInvalid {
+	incr, st := ld.Parse(c.Args[3])
+	if st == ld.Invalid {
 		c.W.Error(engine.ErrNotFloat)
 		return
 	}
-	if st == engine.LdInfinite {
+	if st == ld.Infinite {
 		c.W.Error("ERR value is NaN or Infinity")
 		return
 	}
@@ -283,10 +284,10 @@ func cmdHIncrByFloat(c *engine.Call) {
 	if !ok {
 		return
 	}
-	cur, curSt := engine.LdFromInt64(0), engine.LdOK
+	cur, curSt := ld.FromInt64(0), ld.OK
 	if v, ok := h.Get(c.Args[2]); ok {
-		cur, curSt = engine.ParseLD([]byte(v))
-		if curSt == engine.LdInvalid {
+		cur, curSt = ld.Parse([]byte(v))
+		if curSt == ld.Invalid {
 			c.W.Error("ERR hash value is not a float")
 			return
 		}
@@ -295,7 +296,7 @@ func cmdHIncrByFloat(c *engine.Call) {
 	if !ok {
 		return
 	}
-	out := engine.AppendLDHuman(nil, sum)
+	out := ld.AppendHuman(nil, sum)
 	h.SetString(c.Args[2], string(out), c.HashLimits())
 	c.W.Bulk(out)
 	if c.Replicating() {

@@ -5,11 +5,12 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/ld"
 	"github.com/slotd/slotd/netio/command"
 )
 
 // Counters: INCR, DECR, INCRBY, DECRBY (64-bit integers kept as decimal
-// text) and INCRBYFLOAT (x87 long double arithmetic, see strings_float.go).
+// text) and INCRBYFLOAT (x87 long double arithmetic, actors/engine/types/ld).
 // All of them keep the key's TTL.
 
 func registerStringsNum() {
@@ -94,16 +95,16 @@ func cmdIncrByFloat(c *engine.Call) {
 	if !ok {
 		return
 	}
-	cur, curSt := engine.LdFromInt64(0), engine.LdOK
+	cur, curSt := ld.FromInt64(0), ld.OK
 	if e != nil {
-		cur, curSt = engine.ParseLD(e.Str)
+		cur, curSt = ld.Parse(e.Str)
 	}
-	if curSt == engine.LdInvalid {
+	if curSt == ld.Invalid {
 		c.W.Error(engine.ErrNotFloat)
 		return
 	}
-	incr, incrSt := engine.ParseLD(c.Args[2])
-	if incrSt == engine.LdInvalid {
+	incr, incrSt := ld.Parse(c.Args[2])
+	if incrSt == ld.Invalid {
 		c.W.Error(engine.ErrNotFloat)
 		return
 	}
@@ -112,7 +113,7 @@ func cmdIncrByFloat(c *engine.Call) {
 		return
 	}
 	e = numberEntry(c, key, e)
-	e.Str = engine.AppendLDHuman(e.Str[:0], sum)
+	e.Str = ld.AppendHuman(e.Str[:0], sum)
 	c.W.Bulk(e.Str)
 	// Replicas store the result rather than redo the float arithmetic.
 	if c.Replicating() {

@@ -89,7 +89,7 @@ func cStrtod(s []byte) (float64, int, bool) { return cnum.Strtod(s) }
 
 // parseScoreArg is Redis's string2d: the whole argument must be a float.
 func parseScoreArg(b []byte) (float64, bool) {
-	if len(b) == 0 || engine.IsCSpace(b[0]) {
+	if len(b) == 0 || cnum.IsSpace(b[0]) {
 		return 0, false
 	}
 	v, n, erange := cStrtod(b)

@@ -1,7 +1,13 @@
-package engine
+// Package ld owns the C long double arithmetic that INCRBYFLOAT,
+// HINCRBYFLOAT and blocking timeouts are defined by: parsing as Redis's
+// string2ld, addition within the x87 80-bit extended range, and
+// ld2string's human format.
+package ld
 
 import (
 	"math/big"
+
+	"github.com/slotd/slotd/actors/engine/types/cnum"
 )
 
 // INCRBYFLOAT in Redis works on the C long double, which on x86-64 Linux is
@@ -22,22 +28,23 @@ const (
 	ldMaxChars = 5 * 1024
 )
 
-// ldStatus says why a parse produced no finite number.
-type ldStatus uint8
+// Status says why a parse produced no finite number.
+type Status uint8
 
 const (
-	LdOK       ldStatus = iota
-	LdInvalid           // not a float (syntax, NaN, overflow or total underflow)
-	LdInfinite          // "inf"/"infinity": valid input, but the sum will be infinite
+	OK       Status = iota
+	Invalid         // not a float (syntax, NaN, overflow or total underflow)
+	Infinite        // "inf"/"infinity": valid input, but the sum will be infinite
 )
 
-func newLD() *big.Float { return new(big.Float).SetPrec(ldPrec).SetMode(big.ToNearestEven) }
+// New is a zero long double (64-bit precision, round to nearest even).
+func New() *big.Float { return new(big.Float).SetPrec(ldPrec).SetMode(big.ToNearestEven) }
 
-// parseLD converts b as Redis's string2ld does (strtold on the whole string,
+// Parse converts b as Redis's string2ld does (strtold on the whole string,
 // no leading space, NaN and out-of-range values refused).
-func ParseLD(b []byte) (*big.Float, ldStatus) {
-	if len(b) == 0 || len(b) >= ldMaxChars || IsCSpace(b[0]) {
-		return nil, LdInvalid
+func Parse(b []byte) (*big.Float, Status) {
+	if len(b) == 0 || len(b) >= ldMaxChars || cnum.IsSpace(b[0]) {
+		return nil, Invalid
 	}
 	neg := false
 	s := b
@@ -45,8 +52,8 @@ func ParseLD(b []byte) (*big.Float, ldStatus) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if EqFold(s, "inf") || EqFold(s, "infinity") {
-		return nil, LdInfinite
+	if eqFold(s, "inf") || eqFold(s, "infinity") {
+		return nil, Infinite
 	}
 	var (
 		mant big.Int
@@ -62,28 +69,28 @@ func ParseLD(b []byte) (*big.Float, ldStatus) {
 		exp, nsig, ok = scanMantissa(&mant, s, 10)
 	}
 	if !ok {
-		return nil, LdInvalid
+		return nil, Invalid
 	}
-	f := newLD()
+	f := New()
 	if mant.Sign() == 0 {
 		if neg {
 			f.Neg(f)
 		}
-		return f, LdOK
+		return f, OK
 	}
-	var st ldStatus
+	var st Status
 	if hex {
 		st = roundPow(f, &mant, 2, int64(mant.BitLen()), exp)
 	} else {
 		st = roundPow(f, &mant, 10, int64(nsig), exp)
 	}
-	if st != LdOK {
+	if st != OK {
 		return nil, st
 	}
 	if neg {
 		f.Neg(f)
 	}
-	return f, LdOK
+	return f, OK
 }
 
 // scanMantissa reads digits [. digits] [exponent] (all of s must be used)
@@ -196,7 +203,7 @@ var bigOne = big.NewInt(1)
 
 // roundPow sets f to mant*base^exp rounded to the long double format; mant
 // has n digits in base. It may modify mant.
-func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
+func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) Status {
 	// Bound the magnitude before doing exact arithmetic, so absurd exponents
 	// cost nothing: v lies in [base^(n-1+exp), base^(n+exp)).
 	hiLimit, loLimit := int64(ldMaxExp), int64(ldMinSub-1)
@@ -204,10 +211,10 @@ func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
 		hiLimit, loLimit = 4933, -4952 // 10^4933 > max, 10^-4952 < half the smallest subnormal
 	}
 	if n-1+exp >= hiLimit {
-		return LdInvalid // overflow
+		return Invalid // overflow
 	}
 	if n+exp <= loLimit {
-		return LdInvalid // rounds to zero
+		return Invalid // rounds to zero
 	}
 	num, den := mant, bigOne
 	switch {
@@ -224,9 +231,9 @@ func roundPow(f *big.Float, mant *big.Int, base int, n, exp int64) ldStatus {
 }
 
 // roundRat sets f to num/den (both positive) rounded to the long double
-// format, reporting overflow or underflow to zero as ldInvalid (strtold's
+// format, reporting overflow or underflow to zero as Invalid (strtold's
 // ERANGE cases that Redis refuses). It does not modify num or den.
-func roundRat(f *big.Float, num, den *big.Int) ldStatus {
+func roundRat(f *big.Float, num, den *big.Int) Status {
 	// num/den ≥ 2^(bitlen difference - 1): only values near the bottom of
 	// the range need the exact subnormal test num*2^-ldMinNormal < den.
 	if num.BitLen()-den.BitLen()-1 < ldMinNormal &&
@@ -237,51 +244,36 @@ func roundRat(f *big.Float, num, den *big.Int) ldStatus {
 			q.Add(q, bigOne)
 		}
 		if q.Sign() == 0 {
-			return LdInvalid
+			return Invalid
 		}
 		f.SetInt(q)
 		f.SetMantExp(f, ldMinSub)
-		return LdOK
+		return OK
 	}
 	var a, b big.Float
 	a.SetInt(num)
 	b.SetInt(den)
 	f.Quo(&a, &b)
 	if f.MantExp(nil) > ldMaxExp {
-		return LdInvalid
+		return Invalid
 	}
-	return LdOK
+	return OK
 }
 
-// addLD returns a+b in long double arithmetic and whether it stayed finite.
+// Add returns a+b in long double arithmetic and whether it stayed finite.
 // Both operands are long double values, so a sum in the subnormal range is
 // exact and only the overflow bound needs checking.
-func addLD(a, b *big.Float) (*big.Float, bool) {
-	s := newLD().Add(a, b)
+func Add(a, b *big.Float) (*big.Float, bool) {
+	s := New().Add(a, b)
 	if s.Sign() != 0 && s.MantExp(nil) > ldMaxExp {
 		return nil, false
 	}
 	return s, true
 }
 
-// sumLD is INCRBYFLOAT's and HINCRBYFLOAT's cur+incr (with their parse
-// statuses), or false after replying that the increment would produce NaN
-// or Infinity: an infinite operand or a sum beyond the long double range.
-func (c *Call) SumLD(cur *big.Float, curSt ldStatus, incr *big.Float, incrSt ldStatus) (*big.Float, bool) {
-	if curSt == LdInfinite || incrSt == LdInfinite {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-		return nil, false
-	}
-	sum, ok := addLD(cur, incr)
-	if !ok {
-		c.W.Error("ERR increment would produce NaN or Infinity")
-	}
-	return sum, ok
-}
-
-// appendLDHuman formats f as Redis's ld2string in human mode: "%.17Lf" with
+// AppendHuman formats f as Redis's ld2string in human mode: "%.17Lf" with
 // trailing zeros (and a bare '.') removed, and "-0" printed as "0".
-func AppendLDHuman(dst []byte, f *big.Float) []byte {
+func AppendHuman(dst []byte, f *big.Float) []byte {
 	start := len(dst)
 	dst = f.Append(dst, 'f', 17)
 	end := len(dst)
@@ -298,9 +290,9 @@ func AppendLDHuman(dst []byte, f *big.Float) []byte {
 	return dst
 }
 
-// ldFromInt64 is the exact long double of n (the 64-bit significand holds
+// FromInt64 is the exact long double of n (the 64-bit significand holds
 // every int64).
-func LdFromInt64(n int64) *big.Float { return newLD().SetInt64(n) }
+func FromInt64(n int64) *big.Float { return New().SetInt64(n) }
 
 func isDigitBase(c byte, base int) bool {
 	if c >= '0' && c <= '9' {
@@ -313,7 +305,19 @@ func isDigitBase(c byte, base int) bool {
 	return false
 }
 
-// isCSpace is C's isspace in the "C" locale.
-func IsCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+// eqFold compares b with a lower-case ASCII word.
+func eqFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
