@@ -91,8 +91,8 @@ func clientSetInfo(x *Ctx) {
 	attr, val := x.Args[2], x.Args[3]
 	var dst = &x.C.libName
 	switch {
-	case argIs(attr, "lib-name"):
-	case argIs(attr, "lib-ver"):
+	case ArgIs(attr, "lib-name"):
+	case ArgIs(attr, "lib-ver"):
 		dst = &x.C.libVer
 	default:
 		x.W.Error("ERR Unrecognized option '" + string(attr) + "'")
@@ -119,9 +119,9 @@ func clientInfo(x *Ctx) {
 
 func onOff(x *Ctx, set func(bool)) {
 	switch {
-	case argIs(x.Args[2], "on"):
+	case ArgIs(x.Args[2], "on"):
 		set(true)
-	case argIs(x.Args[2], "off"):
+	case ArgIs(x.Args[2], "off"):
 		set(false)
 	default:
 		x.W.Error("ERR syntax error")
@@ -144,13 +144,13 @@ const (
 
 func parseClientType(b []byte) int {
 	switch {
-	case argIs(b, "normal"):
+	case ArgIs(b, "normal"):
 		return clientTypeNormal
-	case argIs(b, "slave"), argIs(b, "replica"):
+	case ArgIs(b, "slave"), ArgIs(b, "replica"):
 		return clientTypeReplica
-	case argIs(b, "pubsub"):
+	case ArgIs(b, "pubsub"):
 		return clientTypePubSub
-	case argIs(b, "master"):
+	case ArgIs(b, "master"):
 		return clientTypeMaster
 	}
 	return clientTypeNone
@@ -190,12 +190,12 @@ func clientList(x *Ctx) {
 	typ := clientTypeNone
 	var ids map[int64]bool
 	switch {
-	case len(x.Args) == 4 && argIs(x.Args[2], "type"):
+	case len(x.Args) == 4 && ArgIs(x.Args[2], "type"):
 		if typ = parseClientType(x.Args[3]); typ == clientTypeNone {
 			x.W.Error("ERR Unknown client type '" + string(x.Args[3]) + "'")
 			return
 		}
-	case len(x.Args) > 3 && argIs(x.Args[2], "id"):
+	case len(x.Args) > 3 && ArgIs(x.Args[2], "id"):
 		ids = map[int64]bool{}
 		for _, a := range x.Args[3:] {
 			id, ok := resp.ParseInt(a)
@@ -354,42 +354,42 @@ func clientKill(x *Ctx) {
 		}
 		opt, val := x.Args[i], x.Args[i+1]
 		switch {
-		case argIs(opt, "id"):
+		case ArgIs(opt, "id"):
 			v, ok := resp.ParseInt(val)
 			if !ok || v <= 0 {
 				x.W.Error("ERR client-id should be greater than 0")
 				return
 			}
 			id = v
-		case argIs(opt, "type"):
+		case ArgIs(opt, "type"):
 			if typ = parseClientType(val); typ == clientTypeNone {
 				x.W.Error("ERR Unknown client type '" + string(val) + "'")
 				return
 			}
-		case argIs(opt, "addr"):
+		case ArgIs(opt, "addr"):
 			v := string(val)
 			addr = &v
-		case argIs(opt, "laddr"):
+		case ArgIs(opt, "laddr"):
 			v := string(val)
 			laddr = &v
-		case argIs(opt, "user"):
+		case ArgIs(opt, "user"):
 			if string(val) != "default" {
 				x.W.Error("ERR No such user '" + string(val) + "'")
 				return
 			}
 			v := string(val)
 			user = &v
-		case argIs(opt, "skipme"):
+		case ArgIs(opt, "skipme"):
 			switch {
-			case argIs(val, "yes"):
+			case ArgIs(val, "yes"):
 				skipMe = true
-			case argIs(val, "no"):
+			case ArgIs(val, "no"):
 				skipMe = false
 			default:
 				x.W.Error("ERR syntax error")
 				return
 			}
-		case argIs(opt, "maxage"): // Redis 7.4
+		case ArgIs(opt, "maxage"): // Redis 7.4
 			v, ok := resp.ParseInt(val)
 			if !ok {
 				x.W.Error(errNotInt)
@@ -477,12 +477,12 @@ func clientHelp(x *Ctx) {
 			lines = append(lines, h.lines...)
 		}
 	}
-	writeHelp(x.W, "CLIENT", lines)
+	WriteHelp(x.W, "CLIENT", lines)
 }
 
 // writeHelp writes a Redis-style HELP reply: a header, the lines, and the
 // HELP entry, as status strings.
-func writeHelp(w *resp.Writer, cmd string, lines []string) {
+func WriteHelp(w *resp.Writer, cmd string, lines []string) {
 	w.Array(len(lines) + 3)
 	w.Simple(strings.ToUpper(cmd) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines {

@@ -103,10 +103,10 @@ func cmdHello(x *Ctx) {
 	for j := 2; j < len(x.Args); j++ {
 		more := len(x.Args) - 1 - j
 		switch {
-		case argIs(x.Args[j], "auth") && more >= 2:
+		case ArgIs(x.Args[j], "auth") && more >= 2:
 			user, pass = x.Args[j+1], x.Args[j+2]
 			j += 2
-		case argIs(x.Args[j], "setname") && more >= 1:
+		case ArgIs(x.Args[j], "setname") && more >= 1:
 			name, hasName = x.Args[j+1], true
 			j++
 		default:
@@ -277,7 +277,7 @@ func cmdReadwrite(x *Ctx) {
 }
 
 // argIs compares an argument with a lower-case ASCII word.
-func argIs(a []byte, lower string) bool {
+func ArgIs(a []byte, lower string) bool {
 	if len(a) != len(lower) {
 		return false
 	}

@@ -123,7 +123,7 @@ func cmdReplicaOf(x *Ctx) {
 		x.W.Error("ERR replication is not available")
 		return
 	}
-	if argIs(x.Args[1], "no") && argIs(x.Args[2], "one") {
+	if ArgIs(x.Args[1], "no") && ArgIs(x.Args[2], "one") {
 		x.W.Simple(x.S.Repl.ReplicaOf("", 0))
 		return
 	}
@@ -192,25 +192,25 @@ func cmdReplConf(x *Ctx) {
 	for i := 1; i < len(x.Args); i += 2 {
 		opt, val := x.Args[i], x.Args[i+1]
 		switch {
-		case argIs(opt, "listening-port"):
+		case ArgIs(opt, "listening-port"):
 			p, ok := resp.ParseInt(val)
 			if !ok {
 				x.W.Error("ERR value is not an integer or out of range")
 				return
 			}
 			rs.port = int(p)
-		case argIs(opt, "ip-address"):
+		case ArgIs(opt, "ip-address"):
 			rs.ip = string(val)
-		case argIs(opt, "capa"):
+		case ArgIs(opt, "capa"):
 			rs.capa = append(rs.capa, strings.ToLower(string(val)))
-		case argIs(opt, "ack"), argIs(opt, "fack"):
+		case ArgIs(opt, "ack"), ArgIs(opt, "fack"):
 			// Acknowledgements come on a replica's feed connection and get
 			// no reply.
-			if rs.feed != nil && x.S.Repl != nil && argIs(opt, "ack") {
+			if rs.feed != nil && x.S.Repl != nil && ArgIs(opt, "ack") {
 				x.S.Repl.Ack(rs.feed, string(val))
 			}
 			return
-		case argIs(opt, "getack"), argIs(opt, "rdb-only"), argIs(opt, "rdb-filter-only"):
+		case ArgIs(opt, "getack"), ArgIs(opt, "rdb-only"), ArgIs(opt, "rdb-filter-only"):
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(opt))
 			return

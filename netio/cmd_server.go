@@ -88,7 +88,7 @@ func cmdDebug(x *Ctx) {
 	d := debugSubs[name]
 	debugMu.Unlock()
 	if d == nil || (d.arity >= 0 && len(x.Args) != d.arity) || (d.arity < 0 && len(x.Args) < -d.arity) {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + Trunc(string(x.Args[1]), 128) +
 			"'. Try DEBUG HELP.")
 		return
 	}
@@ -102,7 +102,7 @@ func debugHelp(x *Ctx) {
 		lines = append(lines, debugSubs[n].help...)
 	}
 	debugMu.Unlock()
-	writeHelp(x.W, "DEBUG", lines)
+	WriteHelp(x.W, "DEBUG", lines)
 }
 
 // debugSleep freezes the whole node for the given time (Server.PauseFor):
@@ -178,17 +178,17 @@ func cmdShutdown(x *Ctx) {
 	var nosave, save, now, force, abort, failover bool
 	for _, a := range x.Args[1:] {
 		switch {
-		case argIs(a, "nosave"):
+		case ArgIs(a, "nosave"):
 			nosave = true
-		case argIs(a, "save"):
+		case ArgIs(a, "save"):
 			save = true
-		case argIs(a, "now"):
+		case ArgIs(a, "now"):
 			now = true
-		case argIs(a, "force"):
+		case ArgIs(a, "force"):
 			force = true
-		case argIs(a, "failover"):
+		case ArgIs(a, "failover"):
 			failover = true
-		case argIs(a, "abort"):
+		case ArgIs(a, "abort"):
 			abort = true
 		default:
 			x.W.Error("ERR syntax error")

@@ -154,7 +154,7 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 		}
 		sub := spec.Sub(args[1])
 		if sub == nil {
-			return nil, "ERR unknown subcommand '" + trunc(string(args[1]), 128) + "'. Try " + strings.ToUpper(spec.Name) + " HELP."
+			return nil, "ERR unknown subcommand '" + Trunc(string(args[1]), 128) + "'. Try " + strings.ToUpper(spec.Name) + " HELP."
 		}
 		spec = sub
 	}
@@ -372,21 +372,21 @@ func (s *Server) replyErr(g *group, spec *command.Spec, msg string) {
 func unknownCommand(args [][]byte) string {
 	var b strings.Builder
 	b.WriteString("ERR unknown command '")
-	b.WriteString(trunc(string(args[0]), 128))
+	b.WriteString(Trunc(string(args[0]), 128))
 	b.WriteString("', with args beginning with: ")
 	n := 0
 	for _, a := range args[1:] {
 		if n >= 128 {
 			break
 		}
-		part := "'" + trunc(string(a), 128-n) + "' "
+		part := "'" + Trunc(string(a), 128-n) + "' "
 		n += len(part)
 		b.WriteString(part)
 	}
 	return b.String()
 }
 
-func trunc(s string, n int) string {
+func Trunc(s string, n int) string {
 	if n < 0 {
 		n = 0
 	}
@@ -409,4 +409,12 @@ func copyArgs(args [][]byte) [][]byte {
 		out[i] = buf[start:len(buf):len(buf)]
 	}
 	return out
+}
+
+// RunFanout executes spec with this command's arguments across the shards;
+// its merged reply takes this command's place (DEBUG DIGEST runs the
+// engine's internal digest specs this way).
+func (x *Ctx) RunFanout(spec *command.Spec) {
+	x.noReply = true
+	x.S.execute(x.C, x.g, spec, x.Args, x.InTx)
 }

@@ -476,7 +476,7 @@ func numSub(x *Ctx, kind int) {
 func pubsubNumPat(x *Ctx) { x.W.Int(int64(x.S.ps.count(psPattern))) }
 
 func pubsubHelp(x *Ctx) {
-	writeHelp(x.W, "PUBSUB", []string{
+	WriteHelp(x.W, "PUBSUB", []string{
 		"CHANNELS [<pattern>]",
 		"    Return the currently active channels matching a <pattern> (default: '*').",
 		"NUMPAT",

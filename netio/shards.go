@@ -1,6 +1,10 @@
 package netio
 
-import "github.com/slotd/slotd/netio/batch"
+import (
+	"time"
+
+	"github.com/slotd/slotd/netio/batch"
+)
 
 // Shards is the node's shard actors as the event loops use them
 // (implemented by actors/shard.Group; the wiring hands it to New). Every
@@ -48,3 +52,11 @@ type Shards interface {
 	// SetActiveExpire is DEBUG SET-ACTIVE-EXPIRE.
 	SetActiveExpire(on bool)
 }
+
+// Shards is the node's shard actors (loop commands outside this package
+// use them: DEBUG POPULATE, DEBUG RELOAD, INFO keyspace).
+func (s *Server) Shards() Shards { return s.shards }
+
+// Started is when the server was created (LASTSAVE before any save,
+// INFO's uptime).
+func (s *Server) Started() time.Time { return s.started }

@@ -116,7 +116,7 @@ func clientTracking(x *Ctx) {
 		a := x.Args[i]
 		more := i+1 < len(x.Args)
 		switch {
-		case argIs(a, "redirect") && more:
+		case ArgIs(a, "redirect") && more:
 			if redir != 0 {
 				x.W.Error("ERR A client can only redirect to a single other client")
 				return
@@ -132,15 +132,15 @@ func clientTracking(x *Ctx) {
 				return
 			}
 			redir = id
-		case argIs(a, "bcast"):
+		case ArgIs(a, "bcast"):
 			bcast = true
-		case argIs(a, "optin"):
+		case ArgIs(a, "optin"):
 			optin = true
-		case argIs(a, "optout"):
+		case ArgIs(a, "optout"):
 			optout = true
-		case argIs(a, "noloop"):
+		case ArgIs(a, "noloop"):
 			noloop = true
-		case argIs(a, "prefix") && more:
+		case ArgIs(a, "prefix") && more:
 			i++
 			prefixes = append(prefixes, append([]byte(nil), x.Args[i]...))
 		default:
@@ -150,7 +150,7 @@ func clientTracking(x *Ctx) {
 	}
 	t := &cl.track
 	switch {
-	case argIs(x.Args[2], "on"):
+	case ArgIs(x.Args[2], "on"):
 		switch {
 		case !bcast && len(prefixes) > 0:
 			x.W.Error("ERR PREFIX option requires BCAST mode to be enabled")
@@ -175,7 +175,7 @@ func clientTracking(x *Ctx) {
 			}
 		}
 		x.S.enableTracking(cl, redir, bcast, optin, optout, noloop, prefixes)
-	case argIs(x.Args[2], "off"):
+	case ArgIs(x.Args[2], "off"):
 		x.S.disableTracking(cl)
 	default:
 		x.W.Error("ERR syntax error")
@@ -262,13 +262,13 @@ func clientCaching(x *Ctx) {
 		return
 	}
 	switch {
-	case argIs(x.Args[2], "yes"):
+	case ArgIs(x.Args[2], "yes"):
 		if !t.optin {
 			x.W.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
 			return
 		}
 		t.caching = 1
-	case argIs(x.Args[2], "no"):
+	case ArgIs(x.Args[2], "no"):
 		if !t.optout {
 			x.W.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 			return

@@ -6,15 +6,19 @@ import (
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/funccmd"
 	"github.com/slotd/slotd/netio/scriptcmd"
+	"github.com/slotd/slotd/netio/servercmd"
 )
 
 // RegisterCommands fills the command table with every command a node
-// serves, in this order: netio's loop commands first (they own the CLUSTER
-// and DEBUG containers that others add subcommands to), the cluster
-// actor's CLUSTER subcommands (one table: actors/cluster), then the engine's
-// shard commands (actors/engine/commands), then SCRIPT and FUNCTION. Start
+// serves, in this order: the loop commands, netio/servercmd's before
+// netio's own (DEBUG HELP lists subcommands in registration order) and
+// netio's before the rest (they own the CLUSTER and DEBUG containers that
+// others add subcommands to), the cluster actor's CLUSTER subcommands (one
+// table: actors/cluster), then the engine's shard commands
+// (actors/engine/commands), then SCRIPT and FUNCTION. Start
 // calls it; calling it again does nothing.
 func RegisterCommands() {
+	servercmd.Register()
 	netio.Register()
 	cluster.Register(netio.AddClusterSubcommand)
 	commands.Register()

@@ -1,18 +1,19 @@
-package netio
+package servercmd
 
 import (
 	"errors"
 
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/config"
 )
 
 // CONFIG GET|SET|RESETSTAT|REWRITE|HELP, backed by netio/config.
-func registerCmdConfig() {
+func registerConfig() {
 	adm := []string{"admin", "noscript", "loading", "stale"}
 	admCats := []string{"admin", "slow", "dangerous"}
-	sub := func(arity int, summary string, h func(*Ctx), tips ...string) *command.Spec {
-		return Loop(&command.Spec{Arity: arity, Flags: adm, Categories: admCats, Group: "server", Since: "2.0.0",
+	sub := func(arity int, summary string, h func(*netio.Ctx), tips ...string) *command.Spec {
+		return netio.Loop(&command.Spec{Arity: arity, Flags: adm, Categories: admCats, Group: "server", Since: "2.0.0",
 			Summary: summary, Tips: tips}, h)
 	}
 	rewrite := sub(2, "Rewrite the configuration file with the in memory configuration", configRewrite)
@@ -25,14 +26,14 @@ func registerCmdConfig() {
 				"request_policy:all_nodes", "response_policy:all_succeeded"),
 			"resetstat": sub(2, "Reset the stats returned by INFO", configResetStat),
 			"rewrite":   rewrite,
-			"help": Loop(&command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "server",
+			"help": netio.Loop(&command.Spec{Arity: 2, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, Group: "server",
 				Since: "5.0.0", Summary: "Show helpful text about the different subcommands"}, configHelp),
 		}})
 }
 
 // configGet answers a map of every matching directive (RESP2: a flat array
 // of name, value pairs), each name once.
-func configGet(x *Ctx) {
+func configGet(x *netio.Ctx) {
 	pats := make([]string, 0, len(x.Args)-2)
 	for _, a := range x.Args[2:] {
 		pats = append(pats, string(a))
@@ -46,7 +47,7 @@ func configGet(x *Ctx) {
 }
 
 // configSet applies name/value pairs atomically (all or none).
-func configSet(x *Ctx) {
+func configSet(x *netio.Ctx) {
 	if (len(x.Args)-2)%2 != 0 {
 		x.W.Error("ERR syntax error")
 		return
@@ -62,14 +63,14 @@ func configSet(x *Ctx) {
 	x.W.OK()
 }
 
-func configResetStat(x *Ctx) {
+func configResetStat(x *netio.Ctx) {
 	x.S.ResetStats()
 	x.W.OK()
 }
 
 // configRewrite rewrites the config file with the running values
 // (config.Rewrite).
-func configRewrite(x *Ctx) {
+func configRewrite(x *netio.Ctx) {
 	err := x.S.Cfg.Rewrite()
 	switch {
 	case err == nil:
@@ -83,8 +84,8 @@ func configRewrite(x *Ctx) {
 	}
 }
 
-func configHelp(x *Ctx) {
-	writeHelp(x.W, "CONFIG", []string{
+func configHelp(x *netio.Ctx) {
+	netio.WriteHelp(x.W, "CONFIG", []string{
 		"GET <pattern>",
 		"    Return parameters matching the glob-like <pattern> and their values.",
 		"SET <directive> <value>",

@@ -1,24 +1,25 @@
-package netio
+package servercmd
 
 import (
 	"sort"
 	"strings"
 
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 	"github.com/slotd/slotd/slots"
 )
 
 // COMMAND and its subcommands, generated from the command table.
-func registerCmdCommand() {
+func registerCommand() {
 	ls := []string{"loading", "stale"}
 	cats := []string{"slow", "connection"}
 	order := []string{"nondeterministic_output_order"}
-	sub := func(arity int, since, summary string, h func(*Ctx), tips ...string) *command.Spec {
-		return Loop(&command.Spec{Arity: arity, Flags: ls, Categories: cats, Group: "server", Since: since,
+	sub := func(arity int, since, summary string, h func(*netio.Ctx), tips ...string) *command.Spec {
+		return netio.Loop(&command.Spec{Arity: arity, Flags: ls, Categories: cats, Group: "server", Since: since,
 			Summary: summary, Tips: tips}, h)
 	}
-	command.Register(Loop(&command.Spec{Name: "command", Arity: -1, Flags: ls, Categories: cats, Tips: order,
+	command.Register(netio.Loop(&command.Spec{Name: "command", Arity: -1, Flags: ls, Categories: cats, Tips: order,
 		Group: "server", Since: "2.8.13", Summary: "Get array of Redis command details",
 		Subcommands: map[string]*command.Spec{
 			"count": sub(2, "2.8.13", "Get total number of Redis commands", commandCount),
@@ -221,9 +222,9 @@ func lookupFullName(name []byte) *command.Spec {
 }
 
 // cmdCommand is COMMAND without a subcommand: every command's entry.
-func cmdCommand(x *Ctx) {
+func cmdCommand(x *netio.Ctx) {
 	if len(x.Args) > 1 {
-		x.W.Error("ERR unknown subcommand '" + trunc(string(x.Args[1]), 128) + "'. Try COMMAND HELP.")
+		x.W.Error("ERR unknown subcommand '" + netio.Trunc(string(x.Args[1]), 128) + "'. Try COMMAND HELP.")
 		return
 	}
 	writeAllCommands(x.W)
@@ -237,9 +238,9 @@ func writeAllCommands(w *resp.Writer) {
 	}
 }
 
-func commandCount(x *Ctx) { x.W.Int(int64(len(command.All()))) }
+func commandCount(x *netio.Ctx) { x.W.Int(int64(len(command.All()))) }
 
-func commandInfo(x *Ctx) {
+func commandInfo(x *netio.Ctx) {
 	if len(x.Args) == 2 {
 		writeAllCommands(x.W)
 		return
@@ -291,7 +292,7 @@ func writeDocs(w *resp.Writer, s *command.Spec) {
 
 // commandDocs implements COMMAND DOCS [name ...]: a map of the known names
 // (unknown ones are left out).
-func commandDocs(x *Ctx) {
+func commandDocs(x *netio.Ctx) {
 	var specs []*command.Spec
 	if len(x.Args) == 2 {
 		specs = command.All()
@@ -310,17 +311,17 @@ func commandDocs(x *Ctx) {
 }
 
 // commandList implements COMMAND LIST [FILTERBY MODULE m|ACLCAT c|PATTERN p].
-func commandList(x *Ctx) {
+func commandList(x *netio.Ctx) {
 	var keep func(s *command.Spec) bool
 	switch {
 	case len(x.Args) == 2:
 		keep = func(*command.Spec) bool { return true }
-	case len(x.Args) == 5 && argIs(x.Args[2], "filterby"):
+	case len(x.Args) == 5 && netio.ArgIs(x.Args[2], "filterby"):
 		val := x.Args[4]
 		switch {
-		case argIs(x.Args[3], "module"):
+		case netio.ArgIs(x.Args[3], "module"):
 			keep = func(*command.Spec) bool { return false } // no modules
-		case argIs(x.Args[3], "aclcat"):
+		case netio.ArgIs(x.Args[3], "aclcat"):
 			cat := strings.ToLower(string(val))
 			keep = func(s *command.Spec) bool {
 				for _, c := range commandCategories(s) {
@@ -330,7 +331,7 @@ func commandList(x *Ctx) {
 				}
 				return false
 			}
-		case argIs(x.Args[3], "pattern"):
+		case netio.ArgIs(x.Args[3], "pattern"):
 			keep = func(s *command.Spec) bool { return slots.Match(val, []byte(s.Name), true) }
 		}
 	}
@@ -357,7 +358,7 @@ func commandList(x *Ctx) {
 
 // getKeys resolves the command in x.Args[2:] and returns its key indexes,
 // or writes the Redis error and returns ok=false.
-func getKeys(x *Ctx) (spec *command.Spec, args [][]byte, idx []int, ok bool) {
+func getKeys(x *netio.Ctx) (spec *command.Spec, args [][]byte, idx []int, ok bool) {
 	args = x.Args[2:]
 	spec = command.Lookup(args[0])
 	if spec != nil && len(spec.Subcommands) > 0 && len(args) >= 2 {
@@ -387,7 +388,7 @@ func getKeys(x *Ctx) (spec *command.Spec, args [][]byte, idx []int, ok bool) {
 	return spec, args, idx, true
 }
 
-func commandGetKeys(x *Ctx) {
+func commandGetKeys(x *netio.Ctx) {
 	_, args, idx, ok := getKeys(x)
 	if !ok {
 		return
@@ -398,7 +399,7 @@ func commandGetKeys(x *Ctx) {
 	}
 }
 
-func commandGetKeysAndFlags(x *Ctx) {
+func commandGetKeysAndFlags(x *netio.Ctx) {
 	spec, args, idx, ok := getKeys(x)
 	if !ok {
 		return
@@ -415,8 +416,8 @@ func commandGetKeysAndFlags(x *Ctx) {
 	}
 }
 
-func commandHelp(x *Ctx) {
-	writeHelp(x.W, "COMMAND", []string{
+func commandHelp(x *netio.Ctx) {
+	netio.WriteHelp(x.W, "COMMAND", []string{
 		"(no subcommand)",
 		"    Return details about all Redis commands.",
 		"COUNT",

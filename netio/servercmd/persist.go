@@ -1,4 +1,4 @@
-package netio
+package servercmd
 
 // SAVE, BGSAVE, LASTSAVE and DEBUG RELOAD over the snapshot manager
 // (actors/persist). A save never blocks the event loop: SAVE's reply is
@@ -8,36 +8,37 @@ package netio
 import (
 	"strings"
 
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
 )
 
-func registerCmdPersist() {
+func registerPersist() {
 	cats := []string{"admin", "slow", "dangerous"}
 	command.Register(
-		Loop(&command.Spec{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+		netio.Loop(&command.Spec{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			Categories: cats, Group: "server", Since: "1.0.0",
 			Summary: "Synchronously save the dataset to disk"}, cmdSave),
-		Loop(&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
+		netio.Loop(&command.Spec{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			Categories: cats, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously save the dataset to disk"}, cmdBgsave),
-		Loop(&command.Spec{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
+		netio.Loop(&command.Spec{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			Categories: cats, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously rewrite the append-only file"}, cmdBgrewriteaof),
-		Loop(&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
+		netio.Loop(&command.Spec{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
 			Categories: []string{"admin", "fast", "dangerous"}, Tips: []string{"nondeterministic_output"},
 			Group: "server", Since: "1.0.0",
 			Summary: "Get the UNIX time stamp of the last successful save to disk"}, cmdLastsave),
 	)
-	RegisterDebug("reload", []string{"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+	netio.RegisterDebug("reload", []string{"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
 		"    Save the RDB on disk and reload it back to memory. By default it will save",
 		"    the RDB file and load it back.",
 		"    NOFLUSH: the existing database is not removed before load.",
 		"    MERGE: merge the loaded keys (implies NOFLUSH).",
 		"    NOSAVE: the database will be loaded from an existing RDB file."}, -2, debugReload)
-	RegisterDebug("loadaof", []string{"LOADAOF",
+	netio.RegisterDebug("loadaof", []string{"LOADAOF",
 		"    Flush the AOF buffers on disk and reload the AOF in memory."}, 2, debugLoadAOF)
-	RegisterDebug("populate", []string{"POPULATE <count> [<prefix>] [<size>]",
+	netio.RegisterDebug("populate", []string{"POPULATE <count> [<prefix>] [<size>]",
 		"    Create <count> string keys named key:<num>. If <prefix> is specified then",
 		"    it is used instead of the 'key' prefix. These are not propagated to",
 		"    replicas. Cluster slots are not respected so keys not belonging to the",
@@ -47,10 +48,10 @@ func registerCmdPersist() {
 // debugPopulate creates count keys prefix:N holding "value:N" (zero-padded
 // or cut to size bytes when size is given), leaving existing keys alone.
 // The keys are built off the loop and handed to the shards in batches.
-func debugPopulate(x *Ctx) {
+func debugPopulate(x *netio.Ctx) {
 	const errPositive = "ERR value is out of range, must be positive"
 	if len(x.Args) > 5 {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + netio.Trunc(string(x.Args[1]), 128) +
 			"'. Try DEBUG HELP.")
 		return
 	}
@@ -70,8 +71,8 @@ func debugPopulate(x *Ctx) {
 			return
 		}
 	}
-	g := x.S.shards
-	x.Defer(func(d *Deferred) {
+	g := x.S.Shards()
+	x.Defer(func(d *netio.Deferred) {
 		g.Populate(count, prefix, size, func() {
 			d.W.OK()
 			d.Done()
@@ -81,13 +82,13 @@ func debugPopulate(x *Ctx) {
 
 const errNoPersist = "ERR snapshots are not available on this server"
 
-func cmdSave(x *Ctx) {
+func cmdSave(x *netio.Ctx) {
 	p := x.S.Persist
 	if p == nil {
 		x.W.Error(errNoPersist)
 		return
 	}
-	x.Defer(func(d *Deferred) {
+	x.Defer(func(d *netio.Deferred) {
 		go func() {
 			err := p.Save()
 			switch {
@@ -103,7 +104,7 @@ func cmdSave(x *Ctx) {
 	})
 }
 
-func cmdBgsave(x *Ctx) {
+func cmdBgsave(x *netio.Ctx) {
 	p := x.S.Persist
 	if p == nil {
 		x.W.Error(errNoPersist)
@@ -111,7 +112,7 @@ func cmdBgsave(x *Ctx) {
 	}
 	schedule := false
 	if len(x.Args) > 1 {
-		if len(x.Args) > 2 || !argIs(x.Args[1], "schedule") {
+		if len(x.Args) > 2 || !netio.ArgIs(x.Args[1], "schedule") {
 			x.W.Error("ERR syntax error")
 			return
 		}
@@ -142,7 +143,7 @@ func cmdBgsave(x *Ctx) {
 
 // cmdBgrewriteaof starts an AOF rewrite (actors/aof), or schedules it
 // while a snapshot is being written.
-func cmdBgrewriteaof(x *Ctx) {
+func cmdBgrewriteaof(x *netio.Ctx) {
 	p := x.S.Persist
 	if p == nil {
 		x.W.Error(errNoPersist)
@@ -159,23 +160,23 @@ func cmdBgrewriteaof(x *Ctx) {
 	}
 }
 
-func cmdLastsave(x *Ctx) {
+func cmdLastsave(x *netio.Ctx) {
 	if x.S.Persist == nil {
-		x.W.Int(x.S.started.Unix())
+		x.W.Int(x.S.Started().Unix())
 		return
 	}
 	x.W.Int(x.S.Persist.LastSave())
 }
 
 // debugLoadAOF empties the dataset and replays the AOF (off the loop).
-func debugLoadAOF(x *Ctx) {
+func debugLoadAOF(x *netio.Ctx) {
 	p := x.S.Persist
 	if p == nil {
 		x.W.Error(errNoPersist)
 		return
 	}
 	log := x.S.Log
-	x.Defer(func(d *Deferred) {
+	x.Defer(func(d *netio.Deferred) {
 		go func() {
 			if err := p.ReloadAOF(); err != nil {
 				log.Warn().Err(err).Msg("DEBUG LOADAOF failed")
@@ -195,7 +196,7 @@ func debugLoadAOF(x *Ctx) {
 
 // debugReload saves (unless NOSAVE), empties the shards (unless NOFLUSH or
 // MERGE) and loads the file back.
-func debugReload(x *Ctx) {
+func debugReload(x *netio.Ctx) {
 	p := x.S.Persist
 	if p == nil {
 		x.W.Error(errNoPersist)
@@ -204,17 +205,17 @@ func debugReload(x *Ctx) {
 	save, flush := true, true
 	for _, a := range x.Args[2:] {
 		switch {
-		case argIs(a, "merge"), argIs(a, "noflush"):
+		case netio.ArgIs(a, "merge"), netio.ArgIs(a, "noflush"):
 			flush = false
-		case argIs(a, "nosave"):
+		case netio.ArgIs(a, "nosave"):
 			save = false
 		default:
 			x.W.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 			return
 		}
 	}
-	g, log := x.S.shards, x.S.Log
-	x.Defer(func(d *Deferred) {
+	g, log := x.S.Shards(), x.S.Log
+	x.Defer(func(d *netio.Deferred) {
 		go func() {
 			if save {
 				if err := p.Save(); err != nil {
