@@ -17,7 +17,6 @@ func Register() {
 		registerCmdClientReply()
 		registerCmdCluster()
 		registerCmdConn()
-		registerCmdInfo()
 		registerCmdModule()
 		registerCmdRepl()
 		registerCmdServer()

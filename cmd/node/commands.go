@@ -5,6 +5,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/commands"
 	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/funccmd"
+	"github.com/slotd/slotd/netio/infocmd"
 	"github.com/slotd/slotd/netio/scriptcmd"
 	"github.com/slotd/slotd/netio/servercmd"
 )
@@ -13,13 +14,14 @@ import (
 // serves, in this order: the loop commands, netio/servercmd's before
 // netio's own (DEBUG HELP lists subcommands in registration order) and
 // netio's before the rest (they own the CLUSTER and DEBUG containers that
-// others add subcommands to), the cluster actor's CLUSTER subcommands (one
-// table: actors/cluster), then the engine's shard commands
-// (actors/engine/commands), then SCRIPT and FUNCTION. Start
+// others add subcommands to), then INFO, the cluster actor's CLUSTER
+// subcommands (one table: actors/cluster), then the engine's shard
+// commands (actors/engine/commands), then SCRIPT and FUNCTION. Start
 // calls it; calling it again does nothing.
 func RegisterCommands() {
 	servercmd.Register()
 	netio.Register()
+	infocmd.Register()
 	cluster.Register(netio.AddClusterSubcommand)
 	commands.Register()
 	scriptcmd.Register()

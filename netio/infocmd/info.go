@@ -1,226 +1,24 @@
-package netio
+package infocmd
 
 import (
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/slotd/slotd/netio"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/replproto"
 )
 
-// RedisVersion is the Redis version slotd reports (HELLO, INFO, the
-// start-up banner): clients pick features by it.
-const RedisVersion = "7.0.15"
-
-const redisVersion = RedisVersion
-
-func registerCmdInfo() {
-	command.Register(Loop(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},
+func registerInfo() {
+	command.Register(netio.Loop(&command.Spec{Name: "info", Arity: -1, Flags: []string{"loading", "stale"},
 		Categories: []string{"slow", "dangerous"},
 		Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 		Group:      "server", Since: "1.0.0", Summary: "Get information and statistics about the server"}, cmdInfo))
 }
-
-// serverExt is the Server state behind INFO, CLIENT and CONFIG RESETSTAT.
-type serverExt struct {
-	vals       map[any]any  // SetExt
-	closedCmds atomic.Int64 // commands run by connections already closed
-	cmdBase    atomic.Int64 // command total at the last CONFIG RESETSTAT
-
-	replOnce sync.Once
-	replID   string
-
-	memMu   sync.Mutex
-	memAt   time.Time
-	mem     memSample
-	memPeak atomic.Uint64
-
-	instOnce sync.Once
-	inst     instSampler
-}
-
-// ---- accessors
-
-// Uptime is the time since the server was created.
-func (s *Server) Uptime() time.Duration { return time.Since(s.started) }
-
-// RunID is the random id of this server process run (INFO run_id).
-func (s *Server) RunID() string { return s.runID }
-
-// ConnectedClients is the number of open client connections.
-func (s *Server) ConnectedClients() int64 { return s.stats.clients.Load() }
-
-// TotalCommands is the number of commands received since start (or the
-// last CONFIG RESETSTAT).
-func (s *Server) TotalCommands() int64 { return s.rawCommands() - s.ext.cmdBase.Load() }
-
-func (s *Server) rawCommands() int64 {
-	n := s.ext.closedCmds.Load()
-	s.clientMu.Lock()
-	for _, cl := range s.clients {
-		n += cl.totalCmds.Load()
-	}
-	s.clientMu.Unlock()
-	return n
-}
-
-// ReplID is the replication id reported by INFO replication.
-func (s *Server) ReplID() string {
-	s.ext.replOnce.Do(func() { s.ext.replID = randomHex(40) })
-	return s.ext.replID
-}
-
-// ResetStats implements CONFIG RESETSTAT for the counters netio and the
-// shards keep, then runs the hooks other components registered with
-// config.OnResetStat.
-func (s *Server) ResetStats() {
-	st := &s.stats
-	for _, c := range []*atomic.Int64{&st.connsReceived, &st.rejectedConns, &st.commands, &st.netInput,
-		&st.netOutput, &st.errorReplies, &st.unexpectedErr} {
-		c.Store(0)
-	}
-	s.ext.cmdBase.Store(s.rawCommands())
-	s.cmdStats.Reset()
-	s.shards.ResetTotals()
-	s.ext.memPeak.Store(0)
-	s.ext.inst.reset()
-	s.Cfg.ResetStat()
-}
-
-// ---- memory
-
-type memSample struct {
-	heap  uint64 // bytes in live and not yet swept heap objects
-	total uint64 // bytes mapped by the Go runtime
-	rss   uint64
-}
-
-var memMetrics = []string{"/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes"}
-
-// memory returns a memory sample at most 100 ms old. runtime/metrics does
-// not stop the world, but /proc reads are not free either.
-func (s *Server) memory() memSample {
-	e := &s.ext
-	e.memMu.Lock()
-	defer e.memMu.Unlock()
-	if time.Since(e.memAt) < 100*time.Millisecond {
-		return e.mem
-	}
-	ms := make([]metrics.Sample, len(memMetrics))
-	for i, n := range memMetrics {
-		ms[i].Name = n
-	}
-	metrics.Read(ms)
-	var m memSample
-	if ms[0].Value.Kind() == metrics.KindUint64 {
-		m.heap = ms[0].Value.Uint64()
-	}
-	if ms[1].Value.Kind() == metrics.KindUint64 {
-		m.total = ms[1].Value.Uint64()
-	}
-	m.rss = processRSS()
-	e.mem, e.memAt = m, time.Now()
-	for {
-		p := e.memPeak.Load()
-		if m.heap <= p || e.memPeak.CompareAndSwap(p, m.heap) {
-			break
-		}
-	}
-	return m
-}
-
-// bytesToHuman formats n like Redis's INFO *_human fields.
-func bytesToHuman(n uint64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return strconv.FormatUint(n, 10) + "B"
-	}
-	d := float64(n)
-	i := -1
-	for d >= 1024 && i < len(units)-1 {
-		d /= 1024
-		i++
-	}
-	return strconv.FormatFloat(d, 'f', 2, 64) + string(units[i])
-}
-
-// ---- instantaneous metrics
-
-// instSampler keeps Redis's 16 samples, taken every 100 ms, of the rate of
-// commands and network bytes.
-type instSampler struct {
-	mu              sync.Mutex
-	at              time.Time // last sample; zero before the first
-	cmds, in, out   int64     // counters at the last sample
-	idx             int
-	opsS, inS, outS [16]float64
-}
-
-func (i *instSampler) reset() {
-	i.mu.Lock()
-	i.opsS, i.inS, i.outS = [16]float64{}, [16]float64{}, [16]float64{}
-	i.at = time.Time{}
-	i.mu.Unlock()
-}
-
-func (s *Server) sample() {
-	i := &s.ext.inst
-	now := time.Now()
-	cmds, in, out := s.rawCommands(), s.stats.netInput.Load(), s.stats.netOutput.Load()
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if !i.at.IsZero() {
-		dt := now.Sub(i.at).Seconds()
-		if dt > 0 {
-			i.opsS[i.idx] = float64(max(cmds-i.cmds, 0)) / dt
-			i.inS[i.idx] = float64(max(in-i.in, 0)) / dt / 1024
-			i.outS[i.idx] = float64(max(out-i.out, 0)) / dt / 1024
-			i.idx = (i.idx + 1) % len(i.opsS)
-		}
-	}
-	i.at, i.cmds, i.in, i.out = now, cmds, in, out
-}
-
-// startSampler starts the 100 ms sampler on the first INFO; it ends with
-// the server.
-func (s *Server) startSampler() {
-	s.ext.instOnce.Do(func() {
-		s.sample()
-		go func() {
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-s.stopped:
-					return
-				case <-t.C:
-					s.sample()
-				}
-			}
-		}()
-	})
-}
-
-func (s *Server) instantaneous() (ops, inKbps, outKbps float64) {
-	i := &s.ext.inst
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	for k := range i.opsS {
-		ops += i.opsS[k]
-		inKbps += i.inS[k]
-		outKbps += i.outS[k]
-	}
-	n := float64(len(i.opsS))
-	return ops / n, inKbps / n, outKbps / n
-}
-
-// ---- INFO
 
 // infoSections are Redis 7.0's sections in output order.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
@@ -289,19 +87,19 @@ func (t *infoText) float(k string, v float64, prec int) {
 // cmdInfo implements INFO [section ...]. Everything but the keyspace is read
 // on the loop; key counts come from the shards themselves, so with the
 // keyspace section the reply is deferred until every shard has answered.
-func cmdInfo(x *Ctx) {
+func cmdInfo(x *netio.Ctx) {
 	s := x.S
-	s.startSampler()
+	s.StartSampler()
 	want := pickSections(x.Args[1:])
 	t := &infoText{}
-	s.infoBody(t, want)
+	infoBody(s, t, want)
 	if !want["keyspace"] {
 		x.W.Verbatim(string(t.b))
 		return
 	}
 	t.section("Keyspace")
-	x.Defer(func(d *Deferred) {
-		n := s.shards.N()
+	x.Defer(func(d *netio.Deferred) {
+		n := s.Shards().N()
 		type dbSum struct {
 			keys, expires int64
 			ttlWeight     float64 // Σ mean sampled TTL × volatile keys, over sampled shards
@@ -313,7 +111,7 @@ func cmdInfo(x *Ctx) {
 			remaining = n
 		)
 		for i := 0; i < n; i++ {
-			s.shards.CountKeys(i, time.Now().UnixMilli(), func(perDB [][4]int64) {
+			s.Shards().CountKeys(i, time.Now().UnixMilli(), func(perDB [][4]int64) {
 				mu.Lock()
 				if len(sums) < len(perDB) {
 					sums = append(sums, make([]dbSum, len(perDB)-len(sums))...)
@@ -352,16 +150,16 @@ func cmdInfo(x *Ctx) {
 }
 
 // infoBody writes every wanted section except the keyspace.
-func (s *Server) infoBody(t *infoText, want map[string]bool) {
+func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 	now := time.Now()
-	cluster := s.clusterMode()
+	cluster := s.ClusterMode()
 	if want["server"] {
 		t.section("Server")
 		mode := "standalone"
 		if cluster {
 			mode = "cluster"
 		}
-		t.str("redis_version", redisVersion)
+		t.str("redis_version", netio.RedisVersion)
 		t.str("redis_git_sha1", "00000000")
 		t.str("redis_git_dirty", "0")
 		t.str("redis_build_id", "0")
@@ -375,10 +173,10 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.str("go_version", runtime.Version())
 		t.int("process_id", int64(os.Getpid()))
 		t.str("process_supervised", "no")
-		t.str("run_id", s.runID)
+		t.str("run_id", s.RunID())
 		t.int("tcp_port", s.Cfg.Int("port"))
 		t.int("server_time_usec", now.UnixMicro())
-		up := int64(now.Sub(s.started).Seconds())
+		up := int64(now.Sub(s.Started()).Seconds())
 		t.int("uptime_in_seconds", up)
 		t.int("uptime_in_days", up/86400)
 		t.int("hz", s.Cfg.Int("hz"))
@@ -388,53 +186,49 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.str("executable", exe)
 		t.str("config_file", s.Cfg.File())
 		t.int("io_threads_active", 0)
-		if ms, ok := s.shutdownIn(); ok {
+		if ms, ok := s.ShutdownIn(); ok {
 			t.int("shutdown_in_milliseconds", ms)
 		}
 	}
 	if want["clients"] {
 		t.section("Clients")
-		maxIn, maxOut := int64(0), int64(0)
-		for _, cl := range s.clientsSnapshot() {
-			maxIn = max(maxIn, cl.qbufLen.Load())
-			maxOut = max(maxOut, cl.outputMemory())
-		}
-		t.int("connected_clients", s.stats.clients.Load())
+		maxIn, maxOut := s.ClientBuffers()
+		t.int("connected_clients", s.ConnectedClients())
 		t.int("cluster_connections", 0)
-		t.int("maxclients", s.maxClients.Load())
+		t.int("maxclients", s.MaxClients())
 		t.int("client_recent_max_input_buffer", maxIn)
 		t.int("client_recent_max_output_buffer", maxOut)
-		t.int("blocked_clients", s.shards.BlockedClients()+s.shut.waiting.Load())
-		t.int("tracking_clients", s.trackingClients())
+		t.int("blocked_clients", s.BlockedClients())
+		t.int("tracking_clients", s.TrackingClients())
 		t.int("clients_in_timeout_table", 0)
 	}
 	if want["memory"] {
 		t.section("Memory")
-		m := s.memory()
-		peak := max(s.ext.memPeak.Load(), m.heap)
+		m := s.Memory()
+		peak := m.Peak
 		maxmem := uint64(s.Cfg.Int("maxmemory"))
 		sys := totalSystemMemory()
-		t.int("used_memory", int64(m.heap))
-		t.str("used_memory_human", bytesToHuman(m.heap))
-		t.int("used_memory_rss", int64(m.rss))
-		t.str("used_memory_rss_human", bytesToHuman(m.rss))
+		t.int("used_memory", int64(m.Heap))
+		t.str("used_memory_human", bytesToHuman(m.Heap))
+		t.int("used_memory_rss", int64(m.RSS))
+		t.str("used_memory_rss_human", bytesToHuman(m.RSS))
 		t.int("used_memory_peak", int64(peak))
 		t.str("used_memory_peak_human", bytesToHuman(peak))
-		t.str("used_memory_peak_perc", strconv.FormatFloat(percent(m.heap, peak), 'f', 2, 64)+"%")
-		t.int("allocator_allocated", int64(m.heap))
-		t.int("allocator_active", int64(m.total))
-		t.int("allocator_resident", int64(m.rss))
+		t.str("used_memory_peak_perc", strconv.FormatFloat(percent(m.Heap, peak), 'f', 2, 64)+"%")
+		t.int("allocator_allocated", int64(m.Heap))
+		t.int("allocator_active", int64(m.Total))
+		t.int("allocator_resident", int64(m.RSS))
 		t.int("total_system_memory", int64(sys))
 		t.str("total_system_memory_human", bytesToHuman(sys))
 		t.int("maxmemory", int64(maxmem))
 		t.str("maxmemory_human", bytesToHuman(maxmem))
 		t.str("maxmemory_policy", s.Cfg.String("maxmemory-policy"))
 		frag := 0.0
-		if m.heap > 0 {
-			frag = float64(m.rss) / float64(m.heap)
+		if m.Heap > 0 {
+			frag = float64(m.RSS) / float64(m.Heap)
 		}
 		t.float("mem_fragmentation_ratio", frag, 2)
-		t.int("mem_fragmentation_bytes", int64(m.rss)-int64(m.heap))
+		t.int("mem_fragmentation_bytes", int64(m.RSS)-int64(m.Heap))
 		t.str("mem_allocator", "go-"+runtime.Version())
 		t.int("lazyfree_pending_objects", 0)
 		t.int("lazyfreed_objects", 0)
@@ -442,10 +236,10 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	if want["persistence"] && s.Persist != nil {
 		t.section("Persistence")
 		for _, kv := range s.Persist.Info() {
-			if kv[0] == "loading" && s.replGate.Load()&replproto.GateLoading != 0 {
+			if kv[0] == "loading" && s.ReplGate()&replproto.GateLoading != 0 {
 				kv[1] = "1" // a replica's full sync
 			}
-			if kv[0] == "async_loading" && s.replGate.Load()&replproto.GateAsyncLoading != 0 {
+			if kv[0] == "async_loading" && s.ReplGate()&replproto.GateAsyncLoading != 0 {
 				kv[1] = "1"
 			}
 			t.str(kv[0], kv[1])
@@ -453,12 +247,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	} else if want["persistence"] {
 		t.section("Persistence")
 		loading := int64(0)
-		if s.replGate.Load()&replproto.GateLoading != 0 {
+		if s.ReplGate()&replproto.GateLoading != 0 {
 			loading = 1 // a replica's full sync
 		}
 		t.int("loading", loading)
 		async := int64(0)
-		if s.replGate.Load()&replproto.GateAsyncLoading != 0 {
+		if s.ReplGate()&replproto.GateAsyncLoading != 0 {
 			async = 1
 		}
 		t.int("async_loading", async)
@@ -471,7 +265,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 			"rdb_changes_since_last_save", "rdb_bgsave_in_progress"} {
 			t.int(k, 0)
 		}
-		t.int("rdb_last_save_time", s.started.Unix())
+		t.int("rdb_last_save_time", s.Started().Unix())
 		t.str("rdb_last_bgsave_status", "ok")
 		t.int("rdb_last_bgsave_time_sec", -1)
 		t.int("rdb_current_bgsave_time_sec", -1)
@@ -491,20 +285,21 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	}
 	if want["stats"] {
 		t.section("Stats")
-		hits, misses, expired, _, _ := s.shards.Totals()
-		ops, inK, outK := s.instantaneous()
-		t.int("total_connections_received", s.stats.connsReceived.Load())
+		hits, misses, expired, _, _ := s.Shards().Totals()
+		ops, inK, outK := s.Instantaneous()
+		cs := s.ConnStats()
+		t.int("total_connections_received", cs.ConnsReceived)
 		t.int("total_commands_processed", s.TotalCommands())
 		t.int("instantaneous_ops_per_sec", int64(ops))
-		t.int("total_net_input_bytes", s.stats.netInput.Load())
-		t.int("total_net_output_bytes", s.stats.netOutput.Load())
+		t.int("total_net_input_bytes", cs.NetInput)
+		t.int("total_net_output_bytes", cs.NetOutput)
 		t.int("total_net_repl_input_bytes", 0)
 		t.int("total_net_repl_output_bytes", 0)
 		t.float("instantaneous_input_kbps", inK, 2)
 		t.float("instantaneous_output_kbps", outK, 2)
 		t.str("instantaneous_input_repl_kbps", "0.00")
 		t.str("instantaneous_output_repl_kbps", "0.00")
-		t.int("rejected_connections", s.stats.rejectedConns.Load())
+		t.int("rejected_connections", cs.RejectedConns)
 		var full, pok, perr int64
 		if s.Repl != nil {
 			full, pok, perr = s.Repl.SyncStats()
@@ -522,9 +317,10 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("current_eviction_exceeded_time", 0)
 		t.int("keyspace_hits", hits)
 		t.int("keyspace_misses", misses)
-		t.int("pubsub_channels", int64(s.ps.count(psChannel)))
-		t.int("pubsub_patterns", int64(s.ps.count(psPattern)))
-		t.int("pubsubshard_channels", int64(s.ps.count(psShard)))
+		chans, pats, shardChans := s.PubsubCounts()
+		t.int("pubsub_channels", int64(chans))
+		t.int("pubsub_patterns", int64(pats))
+		t.int("pubsubshard_channels", int64(shardChans))
 		t.int("latest_fork_usec", 0)
 		t.int("total_forks", 0)
 		t.int("migrate_cached_sockets", 0)
@@ -535,12 +331,12 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 		t.int("active_defrag_key_misses", 0)
 		t.int("total_active_defrag_time", 0)
 		t.int("current_active_defrag_time", 0)
-		tk, ti, tp := s.trackingTotals()
+		tk, ti, tp := s.TrackingTotals()
 		t.int("tracking_total_keys", tk)
 		t.int("tracking_total_items", ti)
 		t.int("tracking_total_prefixes", tp)
-		t.int("unexpected_error_replies", s.stats.unexpectedErr.Load())
-		t.int("total_error_replies", s.cmdStats.TotalErrors())
+		t.int("unexpected_error_replies", cs.UnexpectedErrors)
+		t.int("total_error_replies", s.CmdStats().TotalErrors())
 		t.int("dump_payload_sanitizations", 0)
 	}
 	if want["replication"] {
@@ -576,7 +372,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	}
 	if want["commandstats"] {
 		t.section("Commandstats")
-		for _, c := range s.cmdStats.Commands() {
+		for _, c := range s.CmdStats().Commands() {
 			perCall := 0.0
 			if c.Calls > 0 {
 				perCall = float64(c.USec) / float64(c.Calls)
@@ -588,7 +384,7 @@ func (s *Server) infoBody(t *infoText, want map[string]bool) {
 	}
 	if want["errorstats"] {
 		t.section("Errorstats")
-		for _, e := range s.cmdStats.Errors() {
+		for _, e := range s.CmdStats().Errors() {
 			t.str("errorstat_"+e.Code, "count="+strconv.FormatInt(e.Count, 10))
 		}
 	}
@@ -610,4 +406,19 @@ func percent(a, b uint64) float64 {
 		return 0
 	}
 	return float64(a) * 100 / float64(b)
+}
+
+// bytesToHuman formats n like Redis's INFO *_human fields.
+func bytesToHuman(n uint64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + "B"
+	}
+	d := float64(n)
+	i := -1
+	for d >= 1024 && i < len(units)-1 {
+		d /= 1024
+		i++
+	}
+	return strconv.FormatFloat(d, 'f', 2, 64) + string(units[i])
 }

@@ -1,11 +1,8 @@
 //go:build linux
 
-package netio
+package infocmd
 
 import (
-	"bytes"
-	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -31,23 +28,6 @@ func cstr[T int8 | uint8](a []T) string {
 }
 
 func multiplexingAPI() string { return "epoll" }
-
-// processRSS reads the resident set size from /proc/self/statm.
-func processRSS() uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := bytes.Fields(b)
-	if len(f) < 2 {
-		return 0
-	}
-	pages, err := strconv.ParseUint(string(f[1]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * uint64(os.Getpagesize())
-}
 
 func totalSystemMemory() uint64 {
 	var si syscall.Sysinfo_t

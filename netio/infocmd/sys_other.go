@@ -1,14 +1,12 @@
 //go:build !linux
 
-package netio
+package infocmd
 
 import "runtime"
 
 func osName() string { return runtime.GOOS + " " + runtime.GOARCH }
 
 func multiplexingAPI() string { return "kqueue" }
-
-func processRSS() uint64 { return 0 }
 
 func totalSystemMemory() uint64 { return 0 }
 

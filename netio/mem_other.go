@@ -1,0 +1,5 @@
+//go:build !linux
+
+package netio
+
+func processRSS() uint64 { return 0 }
