@@ -12,6 +12,7 @@ import (
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/engine/rdb/rdbtest"
+	"github.com/slotd/slotd/actors/engine/rdbvalue"
 	"github.com/slotd/slotd/actors/engine/types/hash"
 )
 
@@ -135,19 +136,19 @@ func FuzzRestoreValue(f *testing.F) {
 				}
 				v = Restored{Kind: keyspace.KindList, Obj: lv}
 			case rdb.KindSet:
-				s, err := buildSet(o, int(lim.intset))
+				s, err := rdbvalue.BuildSet(o, int(lim.intset))
 				if err != nil {
 					return
 				}
 				v = Restored{Kind: keyspace.KindSet, Obj: s}
 			case rdb.KindHash:
-				h, err := buildHash(o, hash.Limits{MaxEntries: lim.zEntries, MaxValue: lim.zValue})
-				if err != nil {
+				h := &HashValue{}
+				if err := rdbvalue.BuildHash(o, hash.Limits{MaxEntries: lim.zEntries, MaxValue: lim.zValue}, &h.Hash); err != nil {
 					return
 				}
 				v = Restored{Kind: keyspace.KindHash, Obj: h}
 			case rdb.KindZSet:
-				z, err := buildZSet(o, lim.zEntries, lim.zValue)
+				z, err := rdbvalue.BuildZSet(o, lim.zEntries, lim.zValue)
 				if err != nil {
 					return
 				}

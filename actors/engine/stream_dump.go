@@ -1,8 +1,7 @@
 package engine
 
-// Streams in DUMP/RESTORE payloads, RDB snapshots and DEBUG DIGEST: the
-// listpack nodes travel as they are (they are built the way Redis builds
-// them), with the bookkeeping and consumer groups around them.
+// Streams in DEBUG DIGEST and in the AOF rewrite (their DUMP/RESTORE and
+// RDB form is actors/engine/rdbvalue's).
 
 import (
 	"strconv"
@@ -11,83 +10,6 @@ import (
 	"github.com/slotd/slotd/actors/engine/rdb"
 	"github.com/slotd/slotd/actors/engine/types/stream"
 )
-
-func rdbID(id stream.ID) rdb.StreamID   { return rdb.StreamID{Ms: id.Ms, Seq: id.Seq} }
-func fromRDB(id rdb.StreamID) stream.ID { return stream.ID{Ms: id.Ms, Seq: id.Seq} }
-
-// dumpStream writes s in Redis 7.0's stream format.
-func dumpStream(enc *rdb.Encoder, s *stream.Stream) {
-	m := s.Meta()
-	v := &rdb.Stream{Length: m.Length, LastID: rdbID(m.LastID), FirstID: rdbID(m.FirstID),
-		MaxDeletedID: rdbID(m.MaxDeletedID), EntriesAdded: m.EntriesAdded}
-	s.EachNode(func(master stream.ID, lp []byte) {
-		v.Nodes = append(v.Nodes, rdb.StreamNode{Key: master.Key(), LP: lp})
-	})
-	for _, g := range s.Groups() {
-		rg := rdb.StreamGroup{Name: g.Name, LastID: rdbID(g.LastID), EntriesRead: g.EntriesRead}
-		g.PendingRange(stream.MinID, func(id stream.ID, p *stream.Pending) bool {
-			rg.Pending = append(rg.Pending, rdb.StreamPending{ID: id.Key(), DeliveryTime: p.DeliveryTime,
-				DeliveryCount: p.DeliveryCount})
-			return true
-		})
-		for _, c := range g.Consumers() {
-			rc := rdb.StreamConsumer{Name: c.Name, SeenTime: c.SeenTime}
-			c.PendingRange(stream.MinID, func(id stream.ID, _ *stream.Pending) bool {
-				rc.Pending = append(rc.Pending, id.Key())
-				return true
-			})
-			rg.Consumers = append(rg.Consumers, rc)
-		}
-		v.Groups = append(v.Groups, rg)
-	}
-	enc.Stream(v)
-}
-
-// buildStream makes a stream from a decoded value, refusing what Redis
-// refuses (corrupt nodes, duplicate groups, consumers or pending entries,
-// pending entries without an owner).
-func buildStream(o *rdb.Object) (*stream.Stream, error) {
-	v := o.Stream
-	nodes := make([]stream.NodeBlob, len(v.Nodes))
-	for i, n := range v.Nodes {
-		nodes[i] = stream.NodeBlob{Master: stream.IDFromKey(n.Key[:]), LP: n.LP}
-	}
-	s, err := stream.Load(nodes, stream.Meta{Length: v.Length, LastID: fromRDB(v.LastID), FirstID: fromRDB(v.FirstID),
-		MaxDeletedID: fromRDB(v.MaxDeletedID), EntriesAdded: v.EntriesAdded, V1: v.V1})
-	if err != nil {
-		return nil, err
-	}
-	for _, rg := range v.Groups {
-		read := rg.EntriesRead
-		if v.V1 {
-			read = s.EstimateDistance(fromRDB(rg.LastID))
-		}
-		g := s.CreateGroup([]byte(rg.Name), fromRDB(rg.LastID), read)
-		if g == nil {
-			return nil, stream.ErrCorrupt
-		}
-		for _, p := range rg.Pending {
-			if !g.LoadPending(stream.IDFromKey(p.ID[:]), p.DeliveryTime, p.DeliveryCount) {
-				return nil, stream.ErrCorrupt
-			}
-		}
-		for _, rc := range rg.Consumers {
-			c := g.CreateConsumer([]byte(rc.Name), rc.SeenTime)
-			if c == nil {
-				return nil, stream.ErrCorrupt
-			}
-			for _, id := range rc.Pending {
-				if !g.LoadConsumerPending(c, stream.IDFromKey(id[:])) {
-					return nil, stream.ErrCorrupt
-				}
-			}
-		}
-		if g.Orphans() {
-			return nil, stream.ErrCorrupt
-		}
-	}
-	return s, nil
-}
 
 // digestStream is Redis's digest of a stream's entries: each ID as
 // "<ms>.<seq>", then its fields and values, mixed in order.

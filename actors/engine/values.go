@@ -1,15 +1,11 @@
 package engine
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/actors/engine/types/hash"
 	"github.com/slotd/slotd/actors/engine/types/list"
 	"github.com/slotd/slotd/actors/engine/types/set"
 	"github.com/slotd/slotd/actors/engine/types/zset"
-	"github.com/slotd/slotd/netio/resp"
 )
 
 // hashValue is the Obj of a KindHash entry.
@@ -100,25 +96,6 @@ func ZsetMemory(e *keyspace.Entry) int64 {
 func (c *Call) ZsetMaxEntries() int64 { return c.S.group.ZSetMaxListpackEntries.Load() }
 
 func (c *Call) ZsetMaxValue() int64 { return c.S.group.ZSetMaxListpackValue.Load() }
-
-// appendD2S formats f as Redis's d2string, the text a listpack stores for
-// a score: integral values within ±2^62 as integers, others as "%.17g".
-func AppendD2S(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "nan"...)
-	case math.IsInf(f, 0):
-		return resp.AppendFloat(dst, f)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0"...)
-		}
-		return append(dst, '0')
-	case f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f):
-		return strconv.AppendInt(dst, int64(f), 10)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
 
 // encodingOf names the encoding Redis would use: for strings "int" when the
 // value is a canonical 64-bit integer, "embstr" up to 44 bytes, else "raw".

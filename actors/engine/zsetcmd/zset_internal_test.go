@@ -10,6 +10,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keyspace"
+	"github.com/slotd/slotd/actors/engine/types/cnum"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/resp"
 )
@@ -123,7 +124,7 @@ func TestAppendD2S(t *testing.T) {
 		1e17: "100000000000000000", 1 << 62: "4611686018427387904", 1<<62 + 1024: "4.6116860184273889e+18",
 		1e22: "1e+22", math.Inf(1): "inf", math.Inf(-1): "-inf", math.NaN(): "nan",
 	} {
-		require.Equal(t, want, string(engine.AppendD2S(nil, f)), "%v", f)
+		require.Equal(t, want, string(cnum.AppendD2S(nil, f)), "%v", f)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/actors/engine/types/cnum"
 	"github.com/slotd/slotd/actors/engine/types/zset"
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/resp"
@@ -268,7 +269,7 @@ func cmdZScan(c *engine.Call) {
 	if z.Compact {
 		for x := z.First(); x != nil; x = x.Next() {
 			if keep(x.Member()) {
-				items = append(items, x.Member(), string(engine.AppendD2S(nil, x.Score())))
+				items = append(items, x.Member(), string(cnum.AppendD2S(nil, x.Score())))
 			}
 		}
 		c.WriteScanReply(0, items)

@@ -1,7 +1,7 @@
 // Package cnum parses numbers the way C library functions do on glibc
 // (strtod), which Redis and its Lua interpreter rely on: leading white
 // space, "inf"/"nan" spellings, hexadecimal floats, the longest valid
-// prefix.
+// prefix; and formats scores as Redis's d2string does (AppendD2S).
 package cnum
 
 import (
@@ -160,4 +160,25 @@ func hasPrefixFold(s []byte, lower string) bool {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || (c|0x20) >= 'a' && (c|0x20) <= 'z'
+}
+
+// AppendD2S formats f as Redis's d2string, the text a listpack stores for
+// a score: integral values within ±2^62 as integers, others as "%.17g".
+func AppendD2S(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	case f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f):
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
 }
