@@ -103,7 +103,7 @@ type Server struct {
 	qbufLimit  atomic.Int64
 	maxBulk    atomic.Int64
 
-	// ext is the state of the INFO/CLIENT/SHUTDOWN commands (cmd_info.go).
+	// ext is the state of the INFO/CLIENT/SHUTDOWN commands (stats.go).
 	ext serverExt
 	// shut is the shutdown sequence in progress (shutdown.go).
 	shut shutdownState

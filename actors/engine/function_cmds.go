@@ -8,7 +8,7 @@ import (
 )
 
 // FCALL and FCALL_RO: calls of functions of the node's libraries (FUNCTION
-// LOAD, in actors/script/funccmd). Like EVAL they are shard commands whose
+// LOAD, in netio/funccmd). Like EVAL they are shard commands whose
 // keys are the numkeys arguments, and run on the shard's script worker
 // (script_run.go) in the shard's VM.
 

@@ -12,7 +12,7 @@ import (
 // there; a script with no keys runs in the actor of slot 0. The script
 // itself runs off the event loop (see script_run.go), and the commands it
 // calls run in the same actor (script_host.go). SCRIPT LOAD|EXISTS|FLUSH|
-// KILL are loop commands (actors/script/scriptcmd).
+// KILL are loop commands (netio/scriptcmd).
 
 // Reply texts of Redis 7.0.
 const (

@@ -34,7 +34,7 @@ type Cmd struct {
 	// commands are skipped and Result is set to true.
 	TxBegin int32
 	// Client is the sending connection's id and Track its CLIENT TRACKING
-	// flags for this command (TrackRead, TrackNoLoop; tracking.go).
+	// flags for this command (TrackRead, TrackNoLoop; netio/tracking.go, actors/engine/tracking.go).
 	Client int64
 	Track  uint8
 
@@ -66,7 +66,7 @@ type Batch struct {
 
 	enq     int64 // unix ns when queued, set only while tracing
 	traceID uint64
-	Warm    uint64 // sink for prefetch.go's loads
+	Warm    uint64 // sink for actors/engine/prefetch.go's loads
 }
 
 // Peer names a batch's client: its address (ip:port) and CLIENT SETNAME.

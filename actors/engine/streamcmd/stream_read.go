@@ -1,7 +1,7 @@
 package streamcmd
 
 // XREAD and XREADGROUP, blocking included. A blocked read parks in the
-// shard's blocking machinery (block.go) like BLPOP; when a write signals
+// shard's blocking machinery (actors/engine/block.go) like BLPOP; when a write signals
 // one of its streams the command runs again, and that re-run serves the
 // signalled stream only, as Redis serves the key that became ready: new
 // entries past the ID the client blocked with ("$" is resolved once, when

@@ -5,7 +5,7 @@
 // ever converts from intset to hashtable, as in Redis 7.0 (there is no
 // listpack set before 7.2).
 //
-// The hashtable is actors/types/dict, whose reverse-binary cursor gives
+// The hashtable is actors/engine/types/dict, whose reverse-binary cursor gives
 // SSCAN its guarantees across resizes.
 package set
 

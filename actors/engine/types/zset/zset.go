@@ -3,7 +3,7 @@
 //
 // Two indexes are kept in step: a skiplist whose links record their spans,
 // so rank lookups, rank ranges and score/lex range starts are O(log n), and
-// a member→node hash (actors/types/dict) for O(1) score lookups and the
+// a member→node hash (actors/engine/types/dict) for O(1) score lookups and the
 // resumable ZSCAN cursor.
 //
 // Redis 7.0 stores small sorted sets as listpacks and converts them to a
