@@ -77,7 +77,7 @@ type client struct {
 	flags atomic.Uint32
 
 	ps    pubsubConn   // subscriptions and pending pushes (pubsub.go)
-	rs    *replClient  // REPLCONF state and replica feed (cmd_repl.go)
+	rs    *ReplConf    // REPLCONF state and replica feed (cmd_repl.go)
 	track trackingConn // CLIENT TRACKING state (tracking.go)
 }
 

@@ -8,22 +8,17 @@ import (
 
 	"github.com/slotd/slotd/netio/command"
 	"github.com/slotd/slotd/netio/replproto"
-	"github.com/slotd/slotd/netio/resp"
 )
 
-// Replication commands: REPLICAOF / SLAVEOF, ROLE and WAIT for users;
-// REPLCONF and PSYNC for the replication protocol between slotd nodes.
-// The engine (actors/repl) implements replproto.Replication; the loop handlers only
-// parse, check and hand over. After PSYNC a connection carries the
-// primary's feed: the engine writes frames to it through a replproto.FeedConn, and
-// the replica keeps sending REPLCONF ACK on it.
+// The connection side of replication: the gate that refuses what a
+// replica refuses, a connection's REPLCONF state and, after PSYNC, the
+// primary's feed written to it (a replproto.FeedConn). The commands
+// (REPLICAOF, ROLE, WAIT, REPLCONF, PSYNC) are netio/replcmd's; the engine
+// (actors/repl) implements replproto.Replication.
 
 const (
 	errMasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 	errLoading    = "LOADING Redis is loading the dataset in memory"
-	errWaitOnRepl = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 " +
-		"if a replica is configured to be writable (which is not the default) writes to replicas are just " +
-		"local and are not propagated."
 )
 
 // SetReplGate publishes the replproto.Gate* bits (called by the engine).
@@ -64,211 +59,52 @@ func (s *Server) IsReplicaRole() bool {
 	return s.replGate.Load()&replproto.GateReplica != 0
 }
 
-// replClient is a connection's replication state: what REPLCONF said
-// before PSYNC, then the feed written to it.
-type replClient struct {
-	port int
-	ip   string
-	capa []string
+// ReplConf is a connection's replication state: what REPLCONF said
+// before PSYNC (netio/replcmd fills it), then the feed written to it.
+type ReplConf struct {
+	Port int
+	IP   string
+	Capa []string
+	// WaitCancel cancels the connection's WAIT in progress, if any (run
+	// when the connection closes).
+	WaitCancel func()
 
-	feed       *feedConn
-	waitCancel func()
+	feed *feedConn
 }
 
-func (cl *client) replState() *replClient {
+func (cl *client) replState() *ReplConf {
 	if cl.rs == nil {
-		cl.rs = &replClient{}
+		cl.rs = &ReplConf{}
 	}
 	return cl.rs
 }
 
-func registerCmdRepl() {
-	adminNS := []string{"admin", "noscript", "stale", "no_async_loading"}
-	command.Register(
-		Loop(&command.Spec{Name: "replicaof", Arity: 3, Flags: adminNS,
-			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "5.0.0",
-			Summary: "Make the server a replica of another instance, or promote it as master."}, cmdReplicaOf),
-		Loop(&command.Spec{Name: "slaveof", Arity: 3, Flags: adminNS,
-			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
-			Summary: "Make the server a replica of another instance, or promote it as master."}, cmdReplicaOf),
-		Loop(&command.Spec{Name: "role", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast"},
-			Categories: []string{"admin", "fast", "dangerous"}, Group: "server", Since: "2.8.12",
-			Summary: "Return the role of the instance in the context of replication"}, cmdRole),
-		Loop(&command.Spec{Name: "wait", Arity: 3, Flags: []string{"noscript"},
-			Categories: []string{"slow", "connection"}, Group: "generic", Since: "3.0.0",
-			Tips:    []string{"request_policy:all_shards", "response_policy:agg_min"},
-			Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection"}, cmdWait),
-		Loop(&command.Spec{Name: "replconf", Arity: -1, Flags: []string{"admin", "noscript", "loading", "stale", "allow_busy"},
-			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "3.0.0",
-			Summary: "An internal command for configuring the replication stream"}, cmdReplConf),
-		Loop(&command.Spec{Name: "psync", Arity: -3, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
-			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "2.8.0",
-			Summary: "Internal command used for replication"}, cmdPSync),
-		Loop(&command.Spec{Name: "sync", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
-			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
-			Summary: "Internal command used for replication"}, cmdSync),
-	)
-	RegisterDebug("set-active-expire", []string{"SET-ACTIVE-EXPIRE <0|1>",
-		"    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis",
-		"    behavior). Setting it to 1 reenables back the default."}, 3, debugSetActiveExpire)
+// ReplConf is the connection's replication state (created on first use).
+func (x *Ctx) ReplConf() *ReplConf { return x.C.replState() }
+
+// Feed is the replica feed this connection carries since PSYNC, or nil.
+func (x *Ctx) Feed() replproto.FeedConn {
+	if rs := x.C.rs; rs != nil && rs.feed != nil {
+		return rs.feed
+	}
+	return nil
 }
 
-// cmdReplicaOf implements REPLICAOF host port | NO ONE (and SLAVEOF).
-func cmdReplicaOf(x *Ctx) {
-	if x.S.clusterMode() {
-		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
-		return
-	}
-	if x.S.Repl == nil {
-		x.W.Error("ERR replication is not available")
-		return
-	}
-	if ArgIs(x.Args[1], "no") && ArgIs(x.Args[2], "one") {
-		x.W.Simple(x.S.Repl.ReplicaOf("", 0))
-		return
-	}
-	port, ok := resp.ParseInt(x.Args[2])
-	if !ok || port < 0 || port > 65535 {
-		x.W.Error("ERR Invalid master port")
-		return
-	}
-	x.W.Simple(x.S.Repl.ReplicaOf(string(x.Args[1]), int(port)))
-}
-
-func cmdRole(x *Ctx) {
-	if x.S.Repl == nil {
-		x.W.Array(3)
-		x.W.BulkString("master")
-		x.W.Int(0)
-		x.W.Array(0)
-		return
-	}
-	x.S.Repl.Role(x.W)
-}
-
-// cmdWait implements WAIT numreplicas timeout.
-func cmdWait(x *Ctx) {
-	if x.S.Repl != nil && x.S.Repl.IsReplica() {
-		x.W.Error(errWaitOnRepl)
-		return
-	}
-	n, ok := resp.ParseInt(x.Args[1])
-	if !ok {
-		x.W.Error("ERR value is not an integer or out of range")
-		return
-	}
-	ms, ok := resp.ParseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if ms < 0 {
-		x.W.Error("ERR timeout is negative")
-		return
-	}
-	if x.S.Repl == nil {
-		x.W.Int(0)
-		return
-	}
-	noBlock := x.InTx
-	rs := x.C.replState()
-	x.Defer(func(d *Deferred) {
-		// reply may run before Wait returns (a shard run inline).
-		rs.waitCancel = x.S.Repl.Wait(n, time.Duration(ms)*time.Millisecond, noBlock, func(k int64) {
-			d.W.Int(k)
-			d.Done()
-		})
-	})
-}
-
-// cmdReplConf implements REPLCONF option value [option value ...]: the
-// options a replica sends before PSYNC, and ACK (no reply) after it.
-func cmdReplConf(x *Ctx) {
-	if len(x.Args)%2 == 0 {
-		x.W.Error("ERR syntax error")
-		return
-	}
-	rs := x.C.replState()
-	for i := 1; i < len(x.Args); i += 2 {
-		opt, val := x.Args[i], x.Args[i+1]
-		switch {
-		case ArgIs(opt, "listening-port"):
-			p, ok := resp.ParseInt(val)
-			if !ok {
-				x.W.Error("ERR value is not an integer or out of range")
-				return
-			}
-			rs.port = int(p)
-		case ArgIs(opt, "ip-address"):
-			rs.ip = string(val)
-		case ArgIs(opt, "capa"):
-			rs.capa = append(rs.capa, strings.ToLower(string(val)))
-		case ArgIs(opt, "ack"), ArgIs(opt, "fack"):
-			// Acknowledgements come on a replica's feed connection and get
-			// no reply.
-			if rs.feed != nil && x.S.Repl != nil && ArgIs(opt, "ack") {
-				x.S.Repl.Ack(rs.feed, string(val))
-			}
-			return
-		case ArgIs(opt, "getack"), ArgIs(opt, "rdb-only"), ArgIs(opt, "rdb-filter-only"):
-		default:
-			x.W.Error("ERR Unrecognized REPLCONF option: " + string(opt))
-			return
-		}
-	}
-	x.W.OK()
-}
-
-// cmdPSync implements PSYNC replid offsets: the connection becomes the
-// replica's feed once the reply is out.
-func cmdPSync(x *Ctx) {
-	if x.C.multi || x.InTx {
-		x.W.Error("ERR Command not allowed inside a transaction")
-		return
-	}
-	if x.S.Repl == nil {
-		x.W.Error("ERR replication is not available")
-		return
-	}
-	rs := x.C.replState()
-	if rs.feed != nil {
-		return // already a replica connection: ignored, as Redis does
-	}
-	req := replproto.PSyncRequest{ReplID: string(x.Args[1]), Offsets: string(x.Args[2]), ListeningPort: rs.port,
-		IP: rs.ip, Capa: rs.capa}
-	if req.IP == "" {
-		req.IP = hostOf(x.C.addr)
-	}
+// StartFeed makes this connection a replica's feed (PSYNC): frames the
+// engine writes to the returned FeedConn follow every reply the
+// connection has queued.
+func (x *Ctx) StartFeed() replproto.FeedConn {
 	fc := newFeedConn(x.C)
-	rs.feed = fc
+	x.C.replState().feed = fc
 	x.C.setFlag(clientFlagReplica, true)
-	srv := x.S
-	x.Defer(func(d *Deferred) {
-		srv.Repl.PSync(req, fc, func(line string, isErr bool) {
-			if isErr {
-				d.W.Error(line)
-			} else {
-				d.W.Simple(line)
-			}
-			d.Done()
-		})
-	})
+	return fc
 }
 
-// debugSetActiveExpire implements DEBUG SET-ACTIVE-EXPIRE 0|1.
-func debugSetActiveExpire(x *Ctx) {
-	n, ok := resp.ParseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR value is not an integer or out of range")
-		return
-	}
-	x.S.shards.SetActiveExpire(n != 0)
-	x.W.OK()
-}
+// InMulti reports that the connection is inside MULTI.
+func (x *Ctx) InMulti() bool { return x.C.multi }
 
-func cmdSync(x *Ctx) {
-	x.W.Error("ERR SYNC is not supported: slotd replicates to slotd replicas with PSYNC")
-}
+// RemoteHost is the client's IP address (its address without the port).
+func (x *Ctx) RemoteHost() string { return hostOf(x.C.addr) }
 
 func hostOf(addr string) string {
 	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
@@ -388,9 +224,9 @@ func (cl *client) flushFeed() {
 // closeFeed runs when a replica's connection closes (loop).
 func (cl *client) closeFeed() {
 	if rs := cl.rs; rs != nil {
-		if rs.waitCancel != nil {
-			rs.waitCancel()
-			rs.waitCancel = nil
+		if rs.WaitCancel != nil {
+			rs.WaitCancel()
+			rs.WaitCancel = nil
 		}
 		if f := rs.feed; f != nil {
 			f.mu.Lock()

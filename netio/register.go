@@ -18,7 +18,6 @@ func Register() {
 		registerCmdCluster()
 		registerCmdConn()
 		registerCmdModule()
-		registerCmdRepl()
 		registerCmdServer()
 		registerCmdSlowlog()
 		registerMulti()
