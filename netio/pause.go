@@ -102,7 +102,7 @@ func debugCloseOnDrop(x *Ctx) {
 // the killed link); the reply follows when the actor has done it.
 func debugClusterLink(x *Ctx) {
 	if !strings.EqualFold(string(x.Args[2]), "kill") {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + Trunc(string(x.Args[1]), 128) +
 			"'. Try DEBUG HELP.")
 		return
 	}

@@ -13,8 +13,8 @@ import (
 
 // RegisterCommands fills the command table with every command a node
 // serves, in this order: the loop commands, netio/servercmd's and
-// netio/replcmd's before netio's own (DEBUG HELP lists subcommands in
-// registration order) and
+// netio/replcmd's before
+// netio's own (DEBUG HELP lists subcommands in registration order) and
 // netio's before the rest (they own the CLUSTER and DEBUG containers that
 // others add subcommands to), then INFO, the cluster actor's CLUSTER
 // subcommands (one table: actors/cluster), then the engine's shard
