@@ -47,12 +47,12 @@ func (r *replyState) mute(g *group, n0 int) {
 func clientReply(x *Ctx) {
 	r := &x.C.replies
 	switch a := x.Args[2]; {
-	case argIs(a, "on"):
+	case ArgIs(a, "on"):
 		*r = replyState{}
 		x.W.OK()
-	case argIs(a, "off"):
+	case ArgIs(a, "off"):
 		r.off = true
-	case argIs(a, "skip"):
+	case ArgIs(a, "skip"):
 		if !r.off {
 			r.skipNext = true
 		}
@@ -67,14 +67,14 @@ func clientReply(x *Ctx) {
 func clientUnblock(x *Ctx) {
 	withError := false
 	if len(x.Args) > 4 {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + Trunc(string(x.Args[1]), 128) +
 			"'. Try CLIENT HELP.")
 		return
 	}
 	if len(x.Args) == 4 {
 		switch a := x.Args[3]; {
-		case argIs(a, "timeout"):
-		case argIs(a, "error"):
+		case ArgIs(a, "timeout"):
+		case ArgIs(a, "error"):
 			withError = true
 		default:
 			x.W.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")

@@ -40,7 +40,7 @@ func registerCmdModule() {
 }
 
 func moduleHelp(x *Ctx) {
-	writeHelp(x.W, "MODULE", []string{
+	WriteHelp(x.W, "MODULE", []string{
 		"LIST", "    Return a list of loaded modules.",
 		"LOAD <path> [<arg> ...]", "    Load a module library from <path>, passing to it any optional arguments.",
 		"LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
@@ -87,7 +87,7 @@ func (x *Ctx) protectedAllowed(directive string) bool {
 // computer art of VERSION 5 and 6 (random drawings) is not drawn.
 func cmdLolwut(x *Ctx) {
 	v := redisVersion
-	if len(x.Args) >= 3 && argIs(x.Args[1], "version") {
+	if len(x.Args) >= 3 && ArgIs(x.Args[1], "version") {
 		n, ok := resp.ParseInt(x.Args[2])
 		if !ok {
 			x.W.Error("ERR value is not an integer or out of range")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/slotd/slotd/actors/trace"
+	"github.com/slotd/slotd/netio/resp"
 )
 
 // slotd trace --cluster host:port [--since 30s] [--format text|chrome]
@@ -113,12 +111,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 // clusterNodes lists the nodes of the seed's CLUSTER NODES (the seed alone
 // when it is not in cluster mode).
 func clusterNodes(seed string) ([]traceNode, error) {
-	c := redis.NewClient(&redis.Options{Addr: seed, MaxRetries: -1, DialTimeout: 3 * time.Second})
+	c := &resp.Client{Addr: seed, Timeout: 3 * time.Second}
 	defer c.Close()
-	ctx := context.Background()
-	text, err := c.ClusterNodes(ctx).Result()
+	text, err := c.Text("cluster", "nodes")
 	if err != nil {
-		if err := c.Ping(ctx).Err(); err != nil {
+		if _, err := c.Text("ping"); err != nil {
 			return nil, err
 		}
 		return []traceNode{{Addr: seed, Role: "standalone"}}, nil
@@ -148,10 +145,20 @@ func clusterNodes(seed string) ([]traceNode, error) {
 
 // debugTraceLines reads a node's whole trace ring.
 func debugTraceLines(addr string) ([]string, error) {
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 2 * time.Second})
+	c := &resp.Client{Addr: addr, Timeout: 2 * time.Second}
 	defer c.Close()
-	v, err := c.Do(context.Background(), "debug", "trace", "0").StringSlice()
-	return v, err
+	rep, err := c.Do("debug", "trace", "0")
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.Err(); err != nil {
+		return nil, err
+	}
+	v := make([]string, 0, len(rep.Elems))
+	for _, e := range rep.Elems {
+		v = append(v, e.Str)
+	}
+	return v, nil
 }
 
 // parseTraceLine reads one DEBUG TRACE line (trace.Record.String).
