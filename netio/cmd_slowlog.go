@@ -64,7 +64,7 @@ func (s *Server) slowDeferred(cl *client, spec *command.Spec, args [][]byte, t0 
 
 func slowlogGet(x *Ctx) {
 	if len(x.Args) > 3 {
-		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(x.Args[1]), 128) +
+		x.W.Error("ERR unknown subcommand or wrong number of arguments for '" + Trunc(string(x.Args[1]), 128) +
 			"'. Try SLOWLOG HELP.")
 		return
 	}
@@ -108,7 +108,7 @@ func slowlogReset(x *Ctx) {
 }
 
 func slowlogHelp(x *Ctx) {
-	writeHelp(x.W, "SLOWLOG", []string{
+	WriteHelp(x.W, "SLOWLOG", []string{
 		"GET [<count>]",
 		"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
 		"    Entries are made of:",
