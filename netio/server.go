@@ -3,8 +3,18 @@
 // CROSSSLOT are answered by the loop itself), and the ordered reply queue
 // that lets one read's commands run on several shard actors while replies go
 // out in request order. Commands that concern the connection or the server
-// run on the loop; keyed commands go to actors/shard in one batch per actor
-// per read.
+// run on the loop; keyed commands go, in one batch per actor per read,
+// through the Shards interface that the wiring (cmd/node) satisfies with the
+// shard actors: this package imports nothing under actors/.
+//
+// Size: about 6.5k lines, over the 5k the project aims at per package. What
+// is left here is the connection's state machine and the commands that read
+// and change that state on the loop: CLIENT (names, kill, pause, reply
+// modes, tracking), pub/sub delivery, MULTI/EXEC queueing, SHUTDOWN's
+// sequence, SLOWLOG's per-command hook. Commands that only need the server's
+// accessors already live in their own packages (netio/servercmd, infocmd,
+// replcmd, scriptcmd, funccmd); moving the rest out would mean exporting the
+// client's whole state to them, which would split one owner into several.
 package netio
 
 import (
