@@ -267,6 +267,9 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		g.order = append(g.order, src{kind: srcFanout, idx: uint16(len(g.fanouts))})
 		g.fanouts = append(g.fanouts, fanout{merge: merge, args: copyArgs(args), proto: cl.proto})
 	}
+	if s.mon.n.Load() > 0 {
+		s.feedMonitors(cl, spec, args)
+	}
 	if spec.Name != "asking" && !inTx && !cl.multi {
 		// Redis clears ASKING only outside MULTI: ASKING before MULTI
 		// covers the whole transaction, EXEC's replays included.

@@ -18,6 +18,7 @@ func Register() {
 		registerCmdCluster()
 		registerCmdConn()
 		registerCmdModule()
+		registerCmdMonitor()
 		registerCmdServer()
 		registerCmdSlowlog()
 		registerMulti()

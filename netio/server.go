@@ -63,6 +63,7 @@ type stats struct {
 
 // Server is one node's client-facing server.
 type Server struct {
+	mon monitors // MONITOR clients (cmd_monitor.go)
 	gnet.BuiltinEventEngine
 
 	Cfg    *config.Config
@@ -328,6 +329,7 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 		s.unwatch(cl)
 	}
 	s.pubsubClose(cl)
+	s.dropMonitor(cl)
 	cl.closeFeed()
 	s.stats.clients.Add(-1)
 	s.ext.closedCmds.Add(cl.totalCmds.Load())

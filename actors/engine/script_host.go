@@ -154,6 +154,9 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 		slot = s.ID // keyless: any slot of this actor
 	}
 
+	if mon := s.group.Monitor; mon != nil && !spec.Admin() && !spec.Is("skip_monitor") {
+		mon(s.db, args)
+	}
 	signalling := write && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive())
 	var existed uint64
 	if signalling {

@@ -493,6 +493,9 @@ type Group struct {
 	CmdStats *command.Stats
 	// SlowLog, when set before serving, logs slow shard commands (SLOWLOG).
 	SlowLog *command.SlowLog
+	// Monitor, when set before serving, shows MONITOR clients a command a
+	// script called (db, arguments); it must not block.
+	Monitor func(db int, args [][]byte)
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

@@ -139,6 +139,7 @@ func (n *Node) start() error {
 	n.Shards.Tracking.Publish = n.Server.PublishFromScript
 	n.Shards.CmdStats = n.Server.CmdStats()
 	n.Shards.SlowLog = n.Server.SlowLog()
+	n.Shards.Monitor = n.Server.FeedScriptMonitors
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)
 	funccmd.Bind(n.Server, n.Shards)

@@ -57,7 +57,7 @@ func (l *SlowLog) Add(args [][]byte, us, at int64, addr, name string) {
 	if !l.Wants(us) {
 		return
 	}
-	args = redacted(args)
+	args = Redacted(args)
 	n := min(len(args), slowMaxArgs)
 	e := SlowEntry{Time: at, Duration: us, Args: make([]string, n), Addr: addr, Name: name}
 	for j := 0; j < n; j++ {
@@ -113,10 +113,10 @@ var redactedArg = []byte("(redacted)")
 // the slow log, as Redis's SENSITIVE_CONFIG ones.
 var sensitiveConfigs = map[string]bool{"masterauth": true, "requirepass": true}
 
-// redacted replaces the secrets Redis keeps out of the slow log: AUTH's
-// arguments, HELLO's AUTH credentials, MIGRATE's AUTH/AUTH2 ones, CONFIG
-// SET's sensitive values.
-func redacted(args [][]byte) [][]byte {
+// Redacted replaces the secrets Redis keeps out of the slow log and MONITOR:
+// AUTH's arguments, HELLO's AUTH credentials, MIGRATE's AUTH/AUTH2 ones,
+// CONFIG SET's sensitive values.
+func Redacted(args [][]byte) [][]byte {
 	if len(args) < 2 {
 		return args
 	}
