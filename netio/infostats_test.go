@@ -3,8 +3,10 @@ package netio_test
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -86,4 +88,50 @@ func TestRoutingRefusalCountsAsRejected(t *testing.T) {
 	assert.Contains(t, statLines(t, c, "errorstats"), "errorstat_"+code+":count=1")
 	assert.Contains(t, statLines(t, c, "commandstats"),
 		"cmdstat_set:calls=0,usec=_,rejected_calls=1,failed_calls=0")
+}
+
+// A blocked command counts once, when it is served — woken by a write, by
+// its timeout, or failed because its group went away — not when it
+// blocks (Redis updates its statistics on unblock), beside redis-server.
+func TestBlockedCommandCountsOnceWhenServed(t *testing.T) {
+	ctx := context.Background()
+	ref := redis.NewClient(&redis.Options{Addr: nodetest.StartRedis(t), Protocol: 2})
+	defer ref.Close()
+	n := nodetest.Start(t)
+	ours := n.Client(t, 2)
+	for _, c := range []*redis.Client{ref, ours} {
+		require.NoError(t, c.ConfigResetStat(ctx).Err())
+		other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, Protocol: 2})
+		done := make(chan error, 1)
+		go func() { done <- other.BLPop(ctx, 0, "q").Err() }()
+		waitBlocked(t, c, 1)
+		c.RPush(ctx, "q", "x")
+		require.NoError(t, <-done)
+		require.Equal(t, redis.Nil, other.BLPop(ctx, 10*time.Millisecond, "q").Err()) // times out
+		require.NoError(t, c.XGroupCreateMkStream(ctx, "s", "g", "$").Err())
+		go func() {
+			done <- other.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "c", Streams: []string{"s", ">"}, Block: 0}).Err()
+		}()
+		waitBlocked(t, c, 1)
+		require.NoError(t, c.XGroupDestroy(ctx, "s", "g").Err())
+		require.ErrorContains(t, <-done, "NOGROUP")
+		other.Close()
+	}
+	want, got := statLines(t, ref, "commandstats"), statLines(t, ours, "commandstats")
+	for _, name := range []string{"blpop", "xreadgroup"} {
+		assert.Contains(t, got, findStat(want, name), name)
+	}
+	assert.Contains(t, got, "cmdstat_blpop:calls=2,usec=_,rejected_calls=0,failed_calls=0")
+	assert.Contains(t, got, "cmdstat_xreadgroup:calls=1,usec=_,rejected_calls=0,failed_calls=1")
+}
+
+// waitBlocked polls INFO clients until n clients are blocked.
+func waitBlocked(t *testing.T, c *redis.Client, n int) {
+	t.Helper()
+	want := strconv.Itoa(n)
+	deadline := time.Now().Add(5 * time.Second)
+	for nodetest.InfoField(t, c, "clients", "blocked_clients") != want {
+		require.True(t, time.Now().Before(deadline), "no blocked client")
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/slotd/slotd/netio/command"
 	"time"
 
 	"github.com/slotd/slotd/netio/batch"
@@ -120,7 +121,9 @@ func (s *Shard) Timeout(bl *Blocked, now int64) {
 	s.UseDB(int(bl.cmd.DB))
 	c := &s.call
 	*c = Call{Args: bl.cmd.Args, W: &b.Out, Slot: int(bl.cmd.Slot), Now: s.now, S: s, Cmd: bl.cmd}
+	mark := len(b.Out.B)
 	bl.timeout(c)
+	s.countServed(bl.cmd, b.Out.B[mark:])
 	b.Ends = append(b.Ends, len(b.Out.B))
 	s.finish(b)
 }
@@ -149,9 +152,22 @@ func (s *Shard) answerParked(bl *Blocked, reply func(w *resp.Writer)) {
 	s.unpark(bl)
 	b := bl.b
 	b.Out.Proto = int(bl.cmd.Proto)
+	mark := len(b.Out.B)
 	reply(&b.Out)
+	s.countServed(bl.cmd, b.Out.B[mark:])
 	b.Ends = append(b.Ends, len(b.Out.B))
 	s.finish(b)
+}
+
+// countServed counts a parked command answered without running it again
+// (its timeout, CLIENT UNBLOCK, its key or group going away) as one call,
+// as Redis updates a blocked command's statistics when it is unblocked
+// (calls, and failed_calls for an error reply); the run that parked it
+// counted nothing.
+func (s *Shard) countServed(cmd *batch.Cmd, reply []byte) {
+	if stats := s.group.CmdStats; stats != nil && cmd.Spec.Exec == command.Shard {
+		stats.Called(cmd.Spec, 0, reply)
+	}
 }
 
 // ErrUnblocked is the reply of a command CLIENT UNBLOCK ... ERROR wakes.

@@ -186,7 +186,9 @@ func (s *Shard) ResumeMigrate(job *MigrateJob, now int64) bool {
 	s.UseDB(int(w.cmd.DB)) // the keys go from the client's database
 	c := &s.call
 	*c = Call{Args: w.cmd.Args, W: &b.Out, Slot: int(w.cmd.Slot), Now: s.now, S: s, Cmd: w.cmd}
+	mark := len(b.Out.B)
 	s.finishMigrate(c, w.job)
+	s.countServed(w.cmd, b.Out.B[mark:])
 	b.Ends = append(b.Ends, len(b.Out.B))
 	if len(s.ready) > 0 {
 		s.wake()

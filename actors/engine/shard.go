@@ -302,7 +302,9 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	t0 := s.group.mono()
 	h(c)
 	us := (s.group.mono() - t0) / 1000
-	stats.Called(cmd.Spec, us, w.B[mark:])
+	if !s.parked { // a parked command counts when it is served (Redis: on unblock)
+		stats.Called(cmd.Spec, us, w.B[mark:])
+	}
 	if sl := s.group.SlowLog; sl.Wants(us) && !s.parked && !cmd.Spec.Is("skip_slowlog") {
 		// A parked command is logged when it is served, as Redis logs a
 		// blocked command when it is unblocked.
