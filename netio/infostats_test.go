@@ -125,13 +125,11 @@ func TestBlockedCommandCountsOnceWhenServed(t *testing.T) {
 	assert.Contains(t, got, "cmdstat_xreadgroup:calls=1,usec=_,rejected_calls=0,failed_calls=1")
 }
 
-// waitBlocked polls INFO clients until n clients are blocked.
+// waitBlocked waits until n clients are blocked.
 func waitBlocked(t *testing.T, c *redis.Client, n int) {
 	t.Helper()
 	want := strconv.Itoa(n)
-	deadline := time.Now().Add(5 * time.Second)
-	for nodetest.InfoField(t, c, "clients", "blocked_clients") != want {
-		require.True(t, time.Now().Before(deadline), "no blocked client")
-		time.Sleep(5 * time.Millisecond)
-	}
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return nodetest.InfoField(t, c, "clients", "blocked_clients") == want
+	}, "no blocked client")
 }

@@ -67,14 +67,9 @@ func TestDiff(t *testing.T) {
 	for seed := first; seed < first+seeds; seed++ {
 		r := runners[2+seed%2]
 		seq := difftest.Generate(uint64(seed), cmds, func(c string) bool { return has[c] })
-		m, err := r.Run(seq)
-		require.NoError(t, err, "seed %d (RESP%d)", seed, r.Proto)
-		if m == nil {
+		if runSeed(t, r, seed, seq, "Diff$") {
 			continue
 		}
-		minSeq, minM := r.MinimizeMismatch(seq, m, 4000, time.Now().Add(2*time.Minute))
-		t.Errorf("%s\n(replay: DIFFTEST_SEED=%d go test ./cmd/node/difftest -run 'Diff$' -v)",
-			r.Report(uint64(seed), len(seq), m, minSeq, minM), seed)
 		if failed++; failed >= maxFail {
 			t.Logf("stopping after %d failing seeds", failed)
 			break
@@ -249,4 +244,20 @@ func TestDumpDecoding(t *testing.T) {
 	items, ok := difftest.DumpItems(dump("ht"))
 	require.True(t, ok)
 	require.Len(t, items, 4)
+}
+
+// runSeed runs seq (seed's sequence) on r and reports false, after an
+// error with the minimized mismatch and how to replay it (go test -run
+// runPattern), when the two servers' replies differ.
+func runSeed(t *testing.T, r *difftest.Runner, seed int, seq []difftest.Cmd, runPattern string) bool {
+	t.Helper()
+	m, err := r.Run(seq)
+	require.NoError(t, err, "seed %d (RESP%d)", seed, r.Proto)
+	if m == nil {
+		return true
+	}
+	minSeq, minM := r.MinimizeMismatch(seq, m, 4000, time.Now().Add(2*time.Minute))
+	t.Errorf("%s\n(replay: DIFFTEST_SEED=%d go test ./cmd/node/difftest -run '%s' -v)",
+		r.Report(uint64(seed), len(seq), m, minSeq, minM), seed, runPattern)
+	return false
 }

@@ -97,14 +97,9 @@ func TestDiffInProcess(t *testing.T) {
 			}}
 		runners = append(runners, r)
 		seq := difftest.Generate(uint64(seed), cmds, has)
-		m, err := r.Run(seq)
-		require.NoError(t, err, "seed %d (RESP%d)", seed, r.Proto)
-		if m == nil {
+		if runSeed(t, r, seed, seq, "DiffInProcess$") {
 			continue
 		}
-		minSeq, minM := r.MinimizeMismatch(seq, m, 4000, time.Now().Add(2*time.Minute))
-		t.Errorf("%s\n(replay: DIFFTEST_SEED=%d go test ./cmd/node/difftest -run 'DiffInProcess$' -v)",
-			r.Report(uint64(seed), len(seq), m, minSeq, minM), seed)
 		if failed++; failed >= maxFail {
 			t.Logf("stopping after %d failing seeds", failed)
 			break
