@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/slotd/slotd/netio/resp"
 )
 
 // Cmd is one command as its argument vector.
@@ -113,21 +115,6 @@ func readReply(r *bufio.Reader) (*Reply, error) {
 	return rep, nil
 }
 
-// appendCmd encodes c as a RESP multibulk request.
-func appendCmd(b []byte, c Cmd) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(c)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range c {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
 // conn is a raw RESP connection that pipelines commands.
 type conn struct {
 	c   net.Conn
@@ -170,7 +157,7 @@ func (cn *conn) do(cmds []Cmd) ([]*Reply, error) {
 	}
 	cn.buf = cn.buf[:0]
 	for _, c := range cmds {
-		cn.buf = appendCmd(cn.buf, c)
+		cn.buf = resp.AppendCommand(cn.buf, c...)
 	}
 	if _, err := cn.c.Write(cn.buf); err != nil {
 		return nil, err
