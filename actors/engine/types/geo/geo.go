@@ -9,6 +9,8 @@ package geo
 import (
 	"math"
 	"strconv"
+
+	"github.com/slotd/slotd/actors/engine/types/ld"
 )
 
 // Coordinate limits (EPSG:900913): latitudes beyond ±85.05112878 cannot be
@@ -220,16 +222,5 @@ func AppendDistance(dst []byte, d float64) []byte {
 func AppendHuman(dst []byte, f float64) []byte {
 	start := len(dst)
 	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
-	end := len(dst)
-	for end > start && dst[end-1] == '0' {
-		end--
-	}
-	if end > start && dst[end-1] == '.' {
-		end--
-	}
-	dst = dst[:end]
-	if string(dst[start:]) == "-0" {
-		dst = append(dst[:start], '0')
-	}
-	return dst
+	return ld.TrimHuman(dst, start)
 }

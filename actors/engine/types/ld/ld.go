@@ -276,6 +276,12 @@ func Add(a, b *big.Float) (*big.Float, bool) {
 func AppendHuman(dst []byte, f *big.Float) []byte {
 	start := len(dst)
 	dst = f.Append(dst, 'f', 17)
+	return TrimHuman(dst, start)
+}
+
+// TrimHuman ends the human form of the fixed-point number in dst[start:]:
+// trailing zeros and a bare '.' removed, "-0" printed as "0".
+func TrimHuman(dst []byte, start int) []byte {
 	end := len(dst)
 	for end > start && dst[end-1] == '0' {
 		end--
