@@ -71,6 +71,7 @@ func (s *Shard) wake() {
 			}
 			s.rerun = bl
 			s.cur = bl.b
+			s.tick = s.group.mono()
 			s.runOne(bl.b, bl.cmd)
 			s.rerun = nil
 			if s.parked {

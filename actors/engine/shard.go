@@ -103,6 +103,48 @@ type Shard struct {
 
 	Stats Stats
 	log   zerolog.Logger
+
+	// tick is the monotonic time (ns) the last command ended, the start of
+	// the next one's commandstats time.
+	tick int64
+	// calls are commandstats counts not yet added to the group's shared
+	// counters (flushCalls): a batch of GETs adds once, not per GET.
+	calls []pendingCalls
+}
+
+// pendingCalls are one command's successful calls and their microseconds
+// since the last flushCalls.
+type pendingCalls struct {
+	spec        *command.Spec
+	calls, usec int64
+}
+
+// called counts one run of spec; an error reply is counted at once, the
+// rest at the next flushCalls.
+func (s *Shard) called(spec *command.Spec, us int64, reply []byte) {
+	if len(reply) > 0 && reply[0] == '-' {
+		s.group.CmdStats.Called(spec, us, reply)
+		return
+	}
+	for i := range s.calls {
+		if p := &s.calls[i]; p.spec == spec {
+			p.calls++
+			p.usec += us
+			return
+		}
+	}
+	s.calls = append(s.calls, pendingCalls{spec: spec, calls: 1, usec: us})
+}
+
+// flushCalls adds the pending commandstats counts to the shared counters.
+func (s *Shard) flushCalls() {
+	if len(s.calls) == 0 {
+		return
+	}
+	for _, p := range s.calls {
+		s.group.CmdStats.Add(p.spec, p.calls, p.usec)
+	}
+	s.calls = s.calls[:0]
 }
 
 // Run executes b's commands at now (unix ms); replies go to b.Out and b.Done
@@ -119,6 +161,7 @@ func (s *Shard) Run(b *batch.Batch, now int64) {
 // handed to it. The actor calls it after every message it handled, unless
 // the shard's state is lent to the script worker.
 func (s *Shard) EndTurn() {
+	s.flushCalls()
 	if len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
 	}
@@ -129,6 +172,7 @@ func (s *Shard) EndTurn() {
 // a MIGRATE completes).
 func (s *Shard) runFrom(b *batch.Batch, start int) {
 	skip := 0
+	s.tick = s.group.mono()
 	for i := start; i < len(b.Cmds); i++ {
 		if (i-start)%prefetchChunk == 0 {
 			s.prefetch(b, i)
@@ -253,6 +297,7 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 
 func (s *Shard) finish(b *batch.Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
+	s.flushCalls() // before the replies go: INFO after a reply counts it
 	if s.holdBatch(b) {
 		return
 	}
@@ -299,11 +344,14 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 		h(c)
 		return
 	}
-	t0 := s.group.mono()
+	// One clock read per command: a command's time runs from the end of
+	// the one before it in the batch (runFrom and wake start the chain).
+	t0 := s.tick
 	h(c)
-	us := (s.group.mono() - t0) / 1000
+	s.tick = s.group.mono()
+	us := (s.tick - t0) / 1000
 	if !s.parked { // a parked command counts when it is served (Redis: on unblock)
-		stats.Called(cmd.Spec, us, w.B[mark:])
+		s.called(cmd.Spec, us, w.B[mark:])
 	}
 	if sl := s.group.SlowLog; sl.Wants(us) && !s.parked && !cmd.Spec.Is("skip_slowlog") {
 		// A parked command is logged when it is served, as Redis logs a

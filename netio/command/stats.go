@@ -71,6 +71,15 @@ func (t *Stats) Called(spec *Spec, usec int64, reply []byte) {
 	}
 }
 
+// Add counts calls successful runs of spec that took usec microseconds in
+// all (a shard adds a batch's runs at once).
+func (t *Stats) Add(spec *Spec, calls, usec int64) {
+	if c := t.Of(spec); c != nil {
+		c.Calls.Add(calls)
+		c.USec.Add(usec)
+	}
+}
+
 // CountError counts an error reply ("-CODE message\r\n" or "CODE message").
 func CountError[T string | []byte](t *Stats, reply T) {
 	if t == nil {
