@@ -68,6 +68,13 @@ func createWithReplicas(t *testing.T, n int, extra ...string) ([]*proc, []string
 // redis-server.
 func createKind(t *testing.T, kind string, n int, extra ...string) ([]*proc, []string) {
 	t.Helper()
+	return createEach(t, kind, n, nil, extra...)
+}
+
+// createEach is createKind with node i of the 2n also given perNode(i)
+// (perNode nil: nothing more).
+func createEach(t *testing.T, kind string, n int, perNode func(i int) []string, extra ...string) ([]*proc, []string) {
+	t.Helper()
 	start := startProc
 	if kind == "redis" {
 		start = startRedisProc
@@ -76,7 +83,11 @@ func createKind(t *testing.T, kind string, n int, extra ...string) ([]*proc, []s
 	var procs []*proc
 	var addrs []string
 	for i := 0; i < 2*n; i++ {
-		p := start(t, base+i, t.TempDir(), extra...)
+		args := extra
+		if perNode != nil {
+			args = append(append([]string{}, extra...), perNode(i)...)
+		}
+		p := start(t, base+i, t.TempDir(), args...)
 		procs = append(procs, p)
 		addrs = append(addrs, p.addr())
 	}
