@@ -32,7 +32,25 @@
 //	go run ./bench [-n 200000] [-rounds 3] [-pipelines 1,16] [-clients 50]
 //	    [-tests get,set] [-shard-actors K] [-cpu-pin] [-out FILE]
 //	    [-slotd PATH | -slotd-cmd "CMD ... {port} ..."] [-redis PATH]
-//	    [-appendfsync always|everysec|no]
+//	    [-appendfsync always|everysec|no] [-redis-cmd "CMD ... {port} ..."]
+//	    [-scrape-hz F]
+//
+// -redis-cmd replaces the reference side (the "redis" column) with any
+// server, e.g. another slotd build. In -slotd-cmd and -redis-cmd,
+// {metricsport} is replaced by a second free port. -scrape-hz scrapes the
+// slotd side's /metrics (on {metricsport}) during the whole run.
+//
+// Cost of tracing and metrics (issue #23), slotd against itself:
+//
+//	go build -o /tmp/slotd ./cmd/slotd
+//	go build -tags slotd_notrace -o /tmp/slotd-notrace ./cmd/slotd
+//	# tracing off against tracing compiled out (target: within 3 % at P16)
+//	go run ./bench -tests get,set -pipelines 16 -rounds 5 \
+//	    -slotd /tmp/slotd -redis-cmd "/tmp/slotd-notrace --port {port} --bind 127.0.0.1 --save '' --appendonly no"
+//	# a scrape a second against the port open and not scraped (target: < 1 %)
+//	go run ./bench -tests get,set -pipelines 16 -rounds 5 -scrape-hz 1 \
+//	    -slotd-cmd "/tmp/slotd --port {port} --bind 127.0.0.1 --save '' --metrics-port {metricsport}" \
+//	    -redis-cmd "/tmp/slotd --port {port} --bind 127.0.0.1 --save '' --metrics-port {metricsport}"
 //
 // -appendfsync runs both servers with appendonly yes and that policy, each
 // with its own data dir (SET throughput with the AOF on, e.g.
@@ -68,6 +86,8 @@ type options struct {
 	slotdBin    string
 	slotdCmd    string
 	redisBin    string
+	redisCmd    string
+	scrapeHz    float64
 	appendfsync string
 }
 
@@ -85,6 +105,10 @@ func main() {
 	flag.StringVar(&o.slotdBin, "slotd", "", "slotd binary to use instead of building ./cmd/slotd")
 	flag.StringVar(&o.slotdCmd, "slotd-cmd", "", "full command line for the slotd side; {port} is replaced by the port")
 	flag.StringVar(&o.redisBin, "redis", "redis-server", "redis-server binary")
+	flag.StringVar(&o.redisCmd, "redis-cmd", "", "full command line for the reference side (the redis column), e.g. "+
+		"another slotd build; {port} is replaced by the port")
+	flag.Float64Var(&o.scrapeHz, "scrape-hz", 0, "GET the slotd side's /metrics this many times a second during "+
+		"the whole run (its command must have --metrics-port {metricsport})")
 	flag.StringVar(&o.appendfsync, "appendfsync", "", "run both servers with appendonly yes and this appendfsync "+
 		"(always, everysec, no), each in its own data dir; empty: no AOF")
 	flag.Usage = func() {
@@ -145,6 +169,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	redisCmd := o.redisBin + " --port {port} --bind 127.0.0.1 --save '' --appendonly no"
+	if o.redisCmd != "" {
+		redisCmd = o.redisCmd
+	}
 	aofNote := ""
 	if o.appendfsync != "" {
 		// The same AOF settings on both sides; the later --appendonly wins.
@@ -181,6 +208,14 @@ func run(ctx context.Context, o options) error {
 	header += aofNote
 	if !memtier {
 		header += "\nmemtier_benchmark not found on PATH: redis-benchmark only"
+	}
+	if o.scrapeHz > 0 {
+		if slotd.metricsPort == 0 {
+			return errors.New("-scrape-hz: the slotd command has no --metrics-port {metricsport}")
+		}
+		sc := startScraper(ctx, slotd.metricsPort, o.scrapeHz)
+		defer func() { fmt.Println(sc.stop()) }()
+		header += fmt.Sprintf("\nslotd side scraped: GET /metrics %.3g times a second", o.scrapeHz)
 	}
 	fmt.Println(header)
 

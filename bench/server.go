@@ -20,10 +20,12 @@ import (
 type server struct {
 	name string
 	port int
-	argv []string
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{} // closed when the process has exited
+	// metricsPort replaced {metricsport} in the command (0: none).
+	metricsPort int
+	argv        []string
+	cmd         *exec.Cmd
+	log         string
+	done        chan struct{} // closed when the process has exited
 }
 
 // startServer starts the command line tmpl ({port} replaced by a free port)
@@ -32,6 +34,13 @@ func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server
 	port, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
+	}
+	mport := 0
+	if strings.Contains(tmpl, "{metricsport}") {
+		if mport, err = benchkit.FreePort(); err != nil {
+			return nil, err
+		}
+		tmpl = strings.ReplaceAll(tmpl, "{metricsport}", strconv.Itoa(mport))
 	}
 	argv, err := splitCommand(strings.ReplaceAll(tmpl, "{port}", strconv.Itoa(port)))
 	if err != nil {
@@ -43,7 +52,7 @@ func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server
 	if pin {
 		argv = append([]string{"taskset", "-c", "0"}, argv...) // taskset execs, so the pid stays the server's
 	}
-	s := &server{name: name, port: port, argv: argv, log: filepath.Join(dir, name+".log"), done: make(chan struct{})}
+	s := &server{name: name, port: port, metricsPort: mport, argv: argv, log: filepath.Join(dir, name+".log"), done: make(chan struct{})}
 	logf, err := os.Create(s.log)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func NewMeter(sys *actor.ActorSystem) *Meter {
 
 // MeterOf is the meter attached to sys, nil if none.
 func MeterOf(sys *actor.ActorSystem) *Meter {
-	if sys == nil || sys.Extensions == nil {
+	if !hooks || sys == nil || sys.Extensions == nil {
 		return nil
 	}
 	m, _ := sys.Extensions.Get(meterID).(*Meter)
@@ -138,6 +138,9 @@ func (t *timer) observer() Observer {
 // traced by Middleware, timed and its mailbox watched when sys has a
 // meter.
 func Props(sys *actor.ActorSystem, kind, id string) []actor.PropsOption {
+	if !hooks {
+		return nil
+	}
 	m := MeterOf(sys)
 	opts := []actor.PropsOption{actor.WithReceiverMiddleware(middleware(kind, id, m))}
 	if m != nil {

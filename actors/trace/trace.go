@@ -123,7 +123,7 @@ const (
 
 // Enabled reports whether kind is traced.
 func Enabled(kind string) bool {
-	if !anyOn.Load() {
+	if !hooks || !anyOn.Load() {
 		return false
 	}
 	return allOn.Load() || flag(kind).Load()
@@ -299,7 +299,7 @@ func NewTracer(kind, id string, m *Meter) *Tracer {
 // On reports whether the actor's messages are traced or timed now. Called
 // from the actor's own turn only.
 func (t *Tracer) On() bool {
-	if gate.Load() == 0 {
+	if !hooks || gate.Load() == 0 {
 		return false // tracing and metrics off: one load, inlined
 	}
 	return t.on()

@@ -1,0 +1,8 @@
+//go:build !slotd_notrace
+
+package trace
+
+// hooks is false in a binary built with -tags slotd_notrace: tracing and
+// the meter compiled out, the baseline that bench's cost check compares a
+// normal build (tracing off) with.
+const hooks = true
