@@ -189,7 +189,11 @@ func cmdExec(x *Ctx) {
 			b.Cmds[marker].TxBegin = -1 // nothing to skip; keep it a marker
 		}
 	}
-	s.unwatch(cl)
+	// The marker's shard drops its WATCH records itself once it has
+	// checked them (engine.Shard.endWatch): an Unwatch sent now would reach
+	// it ahead of this read's batch, and a write landing in between would
+	// not abort the transaction.
+	s.unwatchBut(cl, tx.shard)
 }
 
 // watchState returns the client's WATCH state, noting that shard i holds
@@ -203,14 +207,17 @@ func (cl *client) watchState(i int) *batch.WatchState {
 }
 
 // unwatch drops the client's WATCH records in every shard holding some.
-func (s *Server) unwatch(cl *client) {
+func (s *Server) unwatch(cl *client) { s.unwatchBut(cl, -1) }
+
+// unwatchBut is unwatch leaving shard keep (-1: none) alone.
+func (s *Server) unwatchBut(cl *client, keep int) {
 	ws := cl.watch
 	if ws == nil {
 		return
 	}
 	cl.watch = nil
 	for i := 0; i < s.shards.N(); i++ {
-		if ws.Shards&(1<<uint(i%64)) != 0 {
+		if i != keep && ws.Shards&(1<<uint(i%64)) != 0 {
 			s.shards.Unwatch(i, ws)
 		}
 	}

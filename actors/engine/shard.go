@@ -191,6 +191,9 @@ func (s *Shard) runFrom(b *batch.Batch, start int) {
 				cmd.Result = true
 				skip = max(int(cmd.TxBegin), 0)
 			}
+			if cmd.Watch != nil {
+				s.endWatch(cmd.Watch)
+			}
 			if skip == 0 && cmd.TxBegin > 0 && s.repl.on {
 				s.txStart(int(cmd.TxBegin), int(cmd.Slot))
 			}

@@ -44,6 +44,17 @@ func (s *Shard) signalWatch(key []byte) {
 	}
 }
 
+// endWatch drops ws's records here once EXEC's marker has checked it. The
+// loop leaves the records of the shard running the transaction to the
+// marker rather than sending Unwatch when it parses EXEC: that message
+// would reach the shard ahead of the transaction's batch, and a write (or
+// a MIGRATE's delete) between the two would no longer abort it.
+func (s *Shard) endWatch(ws *batch.WatchState) {
+	if ws.Shards&(1<<uint(s.ID%64)) != 0 {
+		s.Unwatch(ws)
+	}
+}
+
 // Unwatch drops every record of ws in this shard.
 func (s *Shard) Unwatch(ws *batch.WatchState) {
 	for k, recs := range s.watched {

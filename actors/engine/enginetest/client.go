@@ -35,6 +35,7 @@ type Client struct {
 	watch           *batch.WatchState
 
 	waiting *round   // the command in flight, nil when none
+	held    *round   // a command parsed but not sent yet (Hold)
 	replies [][]byte // complete replies not read yet
 }
 
@@ -69,16 +70,47 @@ func (c *Client) Send(args ...string) {
 
 // SendBytes is Send with binary arguments.
 func (c *Client) SendBytes(args [][]byte) {
-	if c.waiting != nil {
-		panic("enginetest: client sends a command while blocked in another")
+	if r := c.parse(args); r != nil {
+		c.start(r)
+	}
+}
+
+// Hold parses one command as a node's event loop does when it reads it —
+// what the loop does at once (answering MULTI, queuing, EXEC's WATCH
+// bookkeeping) happens now — but its shard commands reach the shard only
+// at Release, as a loop sends a read's batches once it has parsed the
+// whole read. Other clients' commands may run in between.
+func (c *Client) Hold(args ...string) {
+	a := make([][]byte, len(args))
+	for i, s := range args {
+		a[i] = []byte(s)
+	}
+	c.held = c.parse(a)
+}
+
+// Release sends the command Hold parsed; its reply comes as Send's does.
+func (c *Client) Release() {
+	r := c.held
+	if r == nil {
+		panic("enginetest: nothing held")
+	}
+	c.held = nil
+	c.start(r)
+}
+
+// parse dispatches one command into a round of its own (nil for an empty
+// command, which a node skips).
+func (c *Client) parse(args [][]byte) *round {
+	if c.waiting != nil || c.held != nil {
+		panic("enginetest: client sends a command while blocked in another or holding one")
 	}
 	if len(args) == 0 {
-		return // a node skips empty commands
+		return nil
 	}
 	r := &round{proto: c.proto, b: &batch.Batch{}}
 	r.b.Done = r
 	c.dispatch(r, args)
-	c.start(r)
+	return r
 }
 
 // Blocked reports whether the client waits in a blocking command.
@@ -463,7 +495,9 @@ func cmdExec(c *Client, r *round, _ [][]byte) {
 		}
 		r.b.Cmds[marker].TxBegin = n
 	}
-	c.unwatch()
+	// The marker drops the WATCH records when it has checked them, after
+	// every write that reached the shard before the transaction.
+	c.watch = nil
 }
 
 func copyArgs(args [][]byte) [][]byte {

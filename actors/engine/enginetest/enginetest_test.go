@@ -193,3 +193,45 @@ func TestMigrateReachesNoNetwork(t *testing.T) {
 	assert.Equal(t, []string{"10.0.0.9:7000 k"}, got)
 	assert.Equal(t, ":0\r\n", c.Do("EXISTS", "k"))
 }
+
+// TestWatchSeesWritesBeforeExecRuns: EXEC's WATCH check happens when the
+// transaction runs in the shard, so a write that reaches the shard after
+// the client's loop parsed EXEC but before the transaction's batch aborts
+// it, whether another client's SET or a MIGRATE that moves the key away
+// (its delete must not leave the transaction to recreate the key here).
+func TestWatchSeesWritesBeforeExecRuns(t *testing.T) {
+	enginetest.Register()
+	moved := map[string]bool{}
+	e := enginetest.New(enginetest.Options{Migrate: func(job *engine.MigrateJob) {
+		job.Restored = make([]bool, len(job.Keys))
+		for i, k := range job.Keys {
+			moved[string(k)] = true
+			job.Restored[i] = true
+		}
+	}})
+	a, b := e.Client(2), e.Client(2)
+	for _, write := range [][]string{
+		{"SET", "k", "other"},
+		{"MIGRATE", "10.0.0.9", "7000", "k", "0", "1000"},
+	} {
+		require.Equal(t, "+OK\r\n", a.Do("SET", "k", "5"))
+		require.Equal(t, "+OK\r\n", a.Do("WATCH", "k"))
+		require.Equal(t, "+OK\r\n", a.Do("MULTI"))
+		require.Equal(t, "+QUEUED\r\n", a.Do("INCR", "k"))
+		a.Hold("EXEC")
+		require.Equal(t, "+OK\r\n", b.Do(write...), "%q", write)
+		a.Release()
+		assert.Equal(t, "*-1\r\n", a.Reply(), "EXEC after %q", write)
+		if write[0] == "SET" {
+			assert.Equal(t, enginetest.Bulk("other"), b.Do("GET", "k"))
+		} else {
+			assert.True(t, moved["k"])
+			assert.Equal(t, ":0\r\n", b.Do("EXISTS", "k"), "the moved key stays away")
+		}
+		// The next transaction is not aborted by writes after this EXEC.
+		require.Equal(t, "+OK\r\n", a.Do("MULTI"))
+		require.Equal(t, "+QUEUED\r\n", a.Do("SET", "k", "1"))
+		assert.Equal(t, "*1\r\n+OK\r\n", a.Do("EXEC"))
+		require.Equal(t, ":1\r\n", b.Do("DEL", "k"))
+	}
+}
