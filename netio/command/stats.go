@@ -63,8 +63,7 @@ func (t *Stats) Called(spec *Spec, usec int64, reply []byte) {
 	if c == nil {
 		return
 	}
-	c.Calls.Add(1)
-	c.USec.Add(usec)
+	t.Add(spec, 1, usec)
 	if len(reply) > 0 && reply[0] == '-' {
 		c.Failed.Add(1)
 		CountError(t, reply)

@@ -60,12 +60,14 @@ func (c *Client) Do(args ...string) string {
 
 // Send runs one command without waiting for its reply (which Reply
 // returns). A client blocked in a command takes no other.
-func (c *Client) Send(args ...string) {
+func (c *Client) Send(args ...string) { c.SendBytes(byteArgs(args)) }
+
+func byteArgs(args []string) [][]byte {
 	a := make([][]byte, len(args))
 	for i, s := range args {
 		a[i] = []byte(s)
 	}
-	c.SendBytes(a)
+	return a
 }
 
 // SendBytes is Send with binary arguments.
@@ -80,13 +82,7 @@ func (c *Client) SendBytes(args [][]byte) {
 // bookkeeping) happens now — but its shard commands reach the shard only
 // at Release, as a loop sends a read's batches once it has parsed the
 // whole read. Other clients' commands may run in between.
-func (c *Client) Hold(args ...string) {
-	a := make([][]byte, len(args))
-	for i, s := range args {
-		a[i] = []byte(s)
-	}
-	c.held = c.parse(a)
-}
+func (c *Client) Hold(args ...string) { c.held = c.parse(byteArgs(args)) }
 
 // Release sends the command Hold parsed; its reply comes as Send's does.
 func (c *Client) Release() {
