@@ -88,17 +88,6 @@ func (s *State) Tick(now int64) {
 			s.dial(now, n)
 			continue
 		}
-		if lk := n.link; lk != nil && lk.up && n.inLink == nil && now-n.inFreed > handshakeTimeout &&
-			now-n.meetSent > handshakeTimeout {
-			// It does not connect to us: it probably does not know us (its
-			// side of the handshake timed out, or it forgot us). A MEET
-			// makes it take us back (Valkey's fix for one-sided
-			// handshakes).
-			n.meet = true
-			s.sendPing(now, lk, busv1.Type_TYPE_MEET)
-			s.detectFailure(now, n)
-			continue
-		}
 		if lk := n.link; lk != nil && lk.up && n.PingSent == 0 && now-n.PongRecv > timeout/2 {
 			s.sendPing(now, lk, busv1.Type_TYPE_PING)
 			continue

@@ -776,12 +776,46 @@ func TestMeetRepeatedForPeerThatForgotUs(t *testing.T) {
 	handshake(t, a, b, t0)
 	// b's connection to a goes away and does not come back.
 	al, _ := a.Lookup(idB)
+	out := al.link.id
 	a.LinkClosed(t0+500, al.inLink.id)
+	a.TakeEffects()
 	a.iteration = 100
-	a.nodes[idB].PongRecv = t0 + 2000 // no ping due
-	a.Tick(t0 + 2500)
+	a.nodes[idB].PongRecv = t0 + 2600 // no ping due
+	a.Tick(t0 + 2600)
+	assert.Empty(t, a.TakeEffects().Send, "the cron never sends a MEET on its own")
+	pong := &busv1.Frame{Header: b.header(busv1.Type_TYPE_PONG)}
+	a.Receive(t0+2500, out, pong)
 	assert.Empty(t, a.TakeEffects().Send, "within the handshake timeout")
-	a.Tick(t0 + 2501)
+	// b answers under the id we know but still does not connect: it forgot us.
+	a.Receive(t0+2501, out, pong)
 	_, meet, _ := onlySend(t, a.State, busv1.Type_TYPE_MEET)
 	assert.Equal(t, idA, meet.Header.Sender)
+	a.Receive(t0+3000, out, pong)
+	assert.Empty(t, a.TakeEffects().Send, "one MEET per handshake timeout")
+	// A later connection to b starts with a PING, not a remembered MEET.
+	a.LinkClosed(t0+3100, out)
+	a.Tick(t0 + 3200)
+	fx := a.TakeEffects()
+	require.Len(t, fx.Dial, 1)
+	a.LinkConnected(t0+3200, fx.Dial[0].Link)
+	onlySend(t, a.State, busv1.Type_TYPE_PING)
+}
+
+// A node that took a new id (CLUSTER RESET HARD) at a known address is not
+// met on the old node's behalf: it would learn us and gossip the old id back.
+func TestNoMeetForNewIDAtKnownAddress(t *testing.T) {
+	a := newPeer(t, idA, "10.0.0.1", 7000)
+	b := newPeer(t, idB, "10.0.0.2", 7001)
+	c := newPeer(t, idC, "10.0.0.2", 7001) // b after a hard reset
+	handshake(t, a, b, t0)
+	al, _ := a.Lookup(idB)
+	out := al.link.id
+	a.LinkClosed(t0+500, al.inLink.id)
+	a.TakeEffects()
+	a.Receive(t0+5000, out, &busv1.Frame{Header: c.header(busv1.Type_TYPE_PONG)})
+	assert.Empty(t, a.TakeEffects().Send)
+	a.Tick(t0 + 5100)
+	for _, snd := range a.TakeEffects().Send {
+		assert.NotEqual(t, busv1.Type_TYPE_MEET, snd.Frame.Header.Type)
+	}
 }

@@ -189,6 +189,7 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 		n.PongRecv = now
 		n.pongAt = now
 		n.PingSent = 0
+		s.meetIfForgotten(now, lk, n)
 		if n.Flags&FlagPFail != 0 {
 			n.Flags &^= FlagPFail
 			s.fx.Save = true
@@ -227,6 +228,24 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 	}
 	s.followShardPrimary(sender, h.ConfigEpoch)
 	s.processGossip(now, sender, f.Gossip)
+}
+
+// meetIfForgotten sends a MEET on lk when n, which just answered our PING
+// under the id we know it by, has not connected back to us for a handshake
+// timeout: it does not know us (its side of the handshake timed out, or it
+// forgot us), and the MEET makes it take us back (Valkey's fix for
+// one-sided handshakes). Only a PONG under the known id proves the address
+// still belongs to n: a node that took a new id (CLUSTER RESET HARD) or
+// another node at that address must not be met on n's behalf, or it would
+// learn us and then gossip back ids that no longer exist. The MEET is sent
+// once per handshake timeout, not remembered for later connections.
+func (s *State) meetIfForgotten(now int64, lk *link, n *Node) {
+	timeout := max(s.nodeTimeout(), 1000)
+	if n.Flags&(FlagHandshake|FlagNoAddr) != 0 || n.inLink != nil ||
+		now-n.inFreed <= timeout || now-n.meetSent <= timeout {
+		return
+	}
+	s.sendPing(now, lk, busv1.Type_TYPE_MEET)
 }
 
 // learnMyIP takes this node's address from the local end of an inbound
