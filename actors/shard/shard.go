@@ -117,11 +117,10 @@ func WithDatabases(n int) Option { return func(o *engine.Options) { o.Databases 
 func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger, opts ...Option) *Group {
 	n = max(n, 1)
 	seed := uint64(time.Now().UnixNano())
-	start := time.Now() // Mono reads the monotonic clock: time.Since(start)
 	eo := engine.Options{
 		Rand:  func(i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) },
 		Clock: func() int64 { return time.Now().UnixMicro() },
-		Mono:  func() int64 { return int64(time.Since(start)) },
+		Mono:  monotonic,
 		Log:   log,
 	}
 	for _, o := range opts {

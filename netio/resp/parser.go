@@ -283,6 +283,17 @@ func parseInt(b []byte) (int64, bool) {
 
 // ParseInt is Redis's strict string→int64 conversion (string2ll).
 func ParseInt(b []byte) (int64, bool) {
+	// The lengths in a request are mostly one or two digits.
+	switch len(b) {
+	case 1:
+		d := b[0] - '0'
+		return int64(d), d <= 9
+	case 2:
+		d0, d1 := b[0]-'0', b[1]-'0'
+		if d0-1 <= 8 && d1 <= 9 {
+			return int64(d0)*10 + int64(d1), true
+		}
+	}
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
 	}

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,6 +83,23 @@ func TestParseIntStrict(t *testing.T) {
 		"": false, "-": false, "1a": false, "-0": false} {
 		_, got := ParseInt([]byte(in))
 		require.Equal(t, ok, got, in)
+	}
+	// Every one- and two-byte input (the short path): valid exactly when
+	// it is a canonical decimal, with that value.
+	for a := range 256 {
+		for b := -1; b < 256; b++ {
+			in := []byte{byte(a)}
+			if b >= 0 {
+				in = append(in, byte(b))
+			}
+			v, ok := ParseInt(in)
+			want, err := strconv.ParseInt(string(in), 10, 64)
+			canonical := err == nil && strconv.FormatInt(want, 10) == string(in) && string(in) != "-0"
+			require.Equal(t, canonical, ok, "%q", in)
+			if ok {
+				require.Equal(t, want, v, "%q", in)
+			}
+		}
 	}
 }
 
