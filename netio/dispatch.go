@@ -114,7 +114,7 @@ func (s *Server) dispatchCmd(cl *client, g *group, args [][]byte) bool {
 			// execCommandAbort; plain errors lose their ERR code there).
 			s.replyErr(g, spec, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(errMsg, "ERR "))
 			cl.discardTx()
-			s.unwatch(cl)
+			s.unwatchIn(cl, g)
 			return true
 		}
 		s.replyErr(g, spec, errMsg)
@@ -212,7 +212,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 	case command.Shard:
 		slot, errMsg := s.route(cl, spec, args)
-		if errMsg == errCrossSlot && !inTx && !s.Table.Load().Cluster && s.trySplit(cl, g, spec, args) {
+		if errMsg == errCrossSlot && !s.Table.Load().Cluster && s.trySplit(cl, g, spec, args) {
 			break
 		}
 		if errMsg == errCrossSlot && spec.ArgError != nil && !s.Table.Load().Cluster {

@@ -37,13 +37,19 @@ type group struct {
 	isolated bool
 	// muted: some order entries are not written (CLIENT REPLY OFF/SKIP).
 	muted bool
+	// joint: the group holds a command or transaction whose keys live in
+	// several shards; its batches run as one atomic step (SendJoint), and
+	// the connection's next group waits for it (isolatedInFlight), so
+	// that no later batch overtakes it in a shard.
+	joint bool
 }
 
 // txInfo is an EXEC reply: an array header (or a null array when WATCH
 // aborted it) over the next n replies.
 type txInfo struct {
 	n           int
-	shard       int // shard running the transaction's keyed commands, -1 if none
+	shard       int   // shard running the transaction's keyed commands, -1 if none
+	others      []int // the other shards of a joint transaction, each with a marker
 	loopAborted bool
 }
 
@@ -61,6 +67,9 @@ const (
 	srcDeferred
 	srcSplit
 	srcTx
+	// srcMark is a marker in shard idx's batch with no reply of its own
+	// (an UNWATCH's drop of records queued behind a WATCH, multi.go).
+	srcMark
 )
 
 type fanout struct {
@@ -110,6 +119,7 @@ func (g *group) release() {
 	g.scriptShard = 0
 	g.isolated = false
 	g.muted = false
+	g.joint = false
 	g.deferred = g.deferred[:0]
 	g.cl = nil
 	groupPool.Put(g)
@@ -157,7 +167,24 @@ func (g *group) seal(srv *Server) bool {
 	g.pending.Add(int32(len(g.used) + len(g.deferred)))
 	for _, i := range g.used {
 		g.batches[i].SetTrace(uint64(g.cl.id)<<32 | uint64(g.cl.reads&0xffffffff))
-		srv.shards.Send(i, g.batches[i])
+	}
+	if g.joint && len(g.used) > 1 {
+		// Taken in ascending shard order (see shard.Group.SendJoint).
+		idx := make([]int, 0, len(g.used))
+		for i, b := range g.batches {
+			if b != nil {
+				idx = append(idx, i)
+			}
+		}
+		bs := make([]*batch.Batch, len(idx))
+		for k, i := range idx {
+			bs[k] = g.batches[i]
+		}
+		srv.shards.SendJoint(idx, bs)
+	} else {
+		for _, i := range g.used {
+			srv.shards.Send(i, g.batches[i])
+		}
 	}
 	for _, d := range g.deferred {
 		d.arm()
@@ -185,6 +212,10 @@ func (g *group) appendTo(out []byte) []byte {
 	li := 0
 	skip, skipMark := 0, 0 // replies of a WATCH-aborted transaction are dropped
 	for _, s := range g.order {
+		if s.kind == srcMark {
+			curs[s.idx]++
+			continue
+		}
 		if skip > 0 {
 			skipMark = len(out)
 		}
@@ -248,6 +279,9 @@ func (g *group) appendTo(out []byte) []byte {
 					redirect = r
 				}
 				curs[tx.shard]++
+				for _, i := range tx.others { // same verdict (WatchState.Decide)
+					curs[i]++
+				}
 			}
 			w := resp.Writer{B: out, Proto: g.cl.proto}
 			if redirect != "" {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/command"
+	"github.com/slotd/slotd/slots"
 )
 
 // Transactions. Commands queued after MULTI are validated (and, in cluster
@@ -18,13 +19,16 @@ type queued struct {
 	spec *command.Spec
 	args [][]byte
 	slot int // slot of the command's keys, -1 for keyless (and cursor-routed) commands
+	// split: a multi-key command over several slots, split by EXEC
+	// (standalone only, see split.go).
+	split bool
 }
 
 func registerMulti() {
 	// RESET leaves MULTI and forgets WATCHed keys.
 	OnReset(func(x *Ctx) {
 		x.C.discardTx()
-		x.S.unwatch(x.C)
+		x.S.unwatchIn(x.C, x.g)
 	})
 	command.Register(
 		Loop(&command.Spec{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
@@ -70,12 +74,12 @@ func cmdDiscard(x *Ctx) {
 		return
 	}
 	x.C.discardTx()
-	x.S.unwatch(x.C)
+	x.S.unwatchIn(x.C, x.g)
 	x.W.OK()
 }
 
 func cmdUnwatch(x *Ctx) {
-	x.S.unwatch(x.C)
+	x.S.unwatchIn(x.C, x.g)
 	x.W.OK()
 }
 
@@ -91,12 +95,15 @@ func (cl *client) discardTx() {
 
 // queue validates a command issued inside MULTI and queues a copy.
 func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) {
-	slot := -1
+	slot, split := -1, false
 	if spec.Exec == command.Shard {
 		sl, errMsg := s.route(cl, spec, args)
 		if errMsg == errCrossSlot && spec.ArgError != nil && !s.Table.Load().Cluster && spec.ArgError(args) != "" {
 			// Queued keyless: EXEC answers the argument error, as Redis.
 			sl, errMsg = -1, ""
+		}
+		if _, ok := splitRules[spec.Name]; ok && errMsg == errCrossSlot && !s.Table.Load().Cluster {
+			sl, errMsg, split = -1, "", true // split when EXEC runs it
 		}
 		if errMsg != "" {
 			cl.multiErr = true
@@ -109,7 +116,7 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 			slot = sl
 		}
 	}
-	cl.txq = append(cl.txq, queued{spec: spec, args: copyArgs(args), slot: slot})
+	cl.txq = append(cl.txq, queued{spec: spec, args: copyArgs(args), slot: slot, split: split})
 	// ASKING stays set inside MULTI (Redis clears it only outside one).
 	g.local.Simple("QUEUED")
 	g.endLocal()
@@ -126,22 +133,25 @@ func cmdExec(x *Ctx) {
 	cl.discardTx()
 	ws := cl.watch
 	if aborted {
-		s.unwatch(cl)
+		s.unwatchIn(cl, g)
 		x.W.Error("EXECABORT Transaction discarded because of previous errors.")
 		return
 	}
-	// Every keyed command of the transaction must be in one slot.
+	// In cluster mode every keyed command of the transaction must be in
+	// one slot; a standalone node runs any keys, as Redis.
 	slot := -1
 	for _, qc := range q {
 		if qc.spec.Exec != command.Shard || qc.slot < 0 {
 			continue
 		}
-		if slot >= 0 && qc.slot != slot {
-			s.unwatch(cl)
+		if slot >= 0 && qc.slot != slot && s.Table.Load().Cluster {
+			s.unwatchIn(cl, g)
 			x.W.Error(errCrossSlot)
 			return
 		}
-		slot = qc.slot
+		if slot < 0 {
+			slot = qc.slot
+		}
 	}
 	x.noReply = true
 	tx := txInfo{n: len(q), shard: -1}
@@ -153,7 +163,11 @@ func cmdExec(x *Ctx) {
 		for range q {
 			g.endLocal()
 		}
-		s.unwatch(cl)
+		s.unwatchIn(cl, g)
+		return
+	}
+	if ts := s.txShards(cl, q); len(ts.list) > 1 {
+		s.execJoint(cl, g, q, ts, tx)
 		return
 	}
 	var b *batch.Batch
@@ -162,9 +176,10 @@ func cmdExec(x *Ctx) {
 		if slot >= 0 {
 			tx.shard = s.shards.Of(slot)
 		} else {
-			// No keyed command, but WATCHed keys: check the state in a shard
-			// holding watch records, after the writes this read already
-			// queued there (a pipelined WATCH k; SET k; MULTI; EXEC aborts).
+			// No keyed command, but WATCHed keys: check the state in the
+			// shard holding the watch records, after the writes this read
+			// already queued there (a pipelined WATCH k; SET k; MULTI;
+			// EXEC aborts).
 			tx.shard = 0
 			for i := 0; i < s.shards.N() && i < 64; i++ {
 				if ws.Shards&(1<<uint(i)) != 0 {
@@ -180,6 +195,12 @@ func cmdExec(x *Ctx) {
 	}
 	g.order = append(g.order, src{kind: srcTx, idx: uint16(len(g.txs))})
 	g.txs = append(g.txs, tx)
+	// The marker's shard drops its WATCH records itself once it has
+	// checked them (engine.Shard.endWatch): an Unwatch sent now would reach
+	// it ahead of this read's batch, and a write landing in between would
+	// not abort the transaction. Records in no other shard: those would
+	// make the transaction a joint one (txShards).
+	s.unwatchBut(cl, tx.shard)
 	for _, qc := range q {
 		s.execute(cl, g, qc.spec, qc.args, true)
 	}
@@ -189,11 +210,112 @@ func cmdExec(x *Ctx) {
 			b.Cmds[marker].TxBegin = -1 // nothing to skip; keep it a marker
 		}
 	}
-	// The marker's shard drops its WATCH records itself once it has
-	// checked them (engine.Shard.endWatch): an Unwatch sent now would reach
-	// it ahead of this read's batch, and a write landing in between would
-	// not abort the transaction.
-	s.unwatchBut(cl, tx.shard)
+}
+
+// txShardSet is the shards a transaction involves, ascending, with the
+// first slot of its keyed commands in each (-1: none).
+type txShardSet struct {
+	list  []int
+	first []int // by position in list
+}
+
+// txShards finds the shards that the queued commands q of cl's
+// transaction run in, and those holding cl's WATCH records.
+func (s *Server) txShards(cl *client, q []queued) txShardSet {
+	n := s.shards.N()
+	in := make([]bool, n)
+	first := make([]int, n)
+	for i := range first {
+		first[i] = -1
+	}
+	add := func(i, slot int) {
+		in[i] = true
+		if first[i] < 0 {
+			first[i] = slot
+		}
+	}
+	for _, qc := range q {
+		switch {
+		case qc.spec.Exec == command.Fanout:
+			for i := range in {
+				in[i] = true
+			}
+		case qc.spec.Exec != command.Shard:
+		case qc.split:
+			stride := splitRules[qc.spec.Name].stride
+			for k := 1; k < len(qc.args); k += stride {
+				sl := slots.HashSlot(qc.args[k])
+				add(s.shards.Of(sl), sl)
+			}
+		case qc.slot >= 0:
+			add(s.shards.Of(qc.slot), qc.slot)
+		default:
+			// Keyless, or routed by an argument (SCAN's cursor).
+			i := 0
+			if sl, msg := s.route(cl, qc.spec, qc.args); msg == "" && sl >= 0 {
+				i = s.shards.Of(sl)
+			}
+			in[i] = true
+		}
+	}
+	if ws := cl.watch; ws != nil {
+		for i := 0; i < n; i++ {
+			if ws.Shards&(1<<uint(i%64)) != 0 {
+				in[i] = true
+			}
+		}
+	}
+	var ts txShardSet
+	for i, ok := range in {
+		if ok {
+			ts.list = append(ts.list, i)
+			ts.first = append(ts.first, first[i])
+		}
+	}
+	return ts
+}
+
+// txCrossShard reports whether cl's queued transaction involves several
+// shards (its EXEC then runs in a group of its own, see pipelineOrder).
+func (s *Server) txCrossShard(cl *client) bool {
+	if s.shards.N() < 2 {
+		return false
+	}
+	return len(s.txShards(cl, cl.txq).list) > 1
+}
+
+// execJoint replays a transaction whose commands (or WATCH records) live
+// in several shards: a marker in each involved shard's batch, then the
+// commands, the group running as one joint step. Every marker checks the
+// same WATCH verdict (WatchState.Decide) and drops its shard's records;
+// EXEC is its read's only command (pipelineOrder), so the verdict comes
+// after every earlier write of the connection.
+func (s *Server) execJoint(cl *client, g *group, q []queued, ts txShardSet, tx txInfo) {
+	ws := cl.watch
+	cl.watch = nil // each marker drops its shard's records
+	g.joint = true
+	markers := make([]int, len(ts.list))
+	for k, i := range ts.list {
+		b := g.batch(i)
+		b.Add(nil, nil, ts.first[k], cl.proto, false)
+		markers[k] = len(b.Cmds) - 1
+		b.Cmds[markers[k]].Watch = ws
+	}
+	tx.shard = ts.list[0]
+	tx.others = ts.list[1:]
+	g.order = append(g.order, src{kind: srcTx, idx: uint16(len(g.txs))})
+	g.txs = append(g.txs, tx)
+	for _, qc := range q {
+		s.execute(cl, g, qc.spec, qc.args, true)
+	}
+	for k, i := range ts.list {
+		b := g.batches[i]
+		m := &b.Cmds[markers[k]]
+		m.TxBegin = int32(len(b.Cmds) - markers[k] - 1)
+		if m.TxBegin == 0 {
+			m.TxBegin = -1 // nothing to skip; keep it a marker
+		}
+	}
 }
 
 // watchState returns the client's WATCH state, noting that shard i holds
@@ -208,6 +330,30 @@ func (cl *client) watchState(i int) *batch.WatchState {
 
 // unwatch drops the client's WATCH records in every shard holding some.
 func (s *Server) unwatch(cl *client) { s.unwatchBut(cl, -1) }
+
+// unwatchIn is unwatch for a command of group g: a shard with a batch in
+// g, whose WATCH may still be in it, drops the records after that batch's
+// earlier commands (a marker), not ahead of them.
+func (s *Server) unwatchIn(cl *client, g *group) {
+	ws := cl.watch
+	if ws == nil {
+		return
+	}
+	cl.watch = nil
+	for i := 0; i < s.shards.N(); i++ {
+		if ws.Shards&(1<<uint(i%64)) == 0 {
+			continue
+		}
+		if b := g.batches[i]; b != nil {
+			b.Add(nil, nil, -1, cl.proto, false)
+			m := &b.Cmds[len(b.Cmds)-1]
+			m.Watch, m.TxBegin = ws, -1
+			g.order = append(g.order, src{kind: srcMark, idx: uint16(i)})
+		} else {
+			s.shards.Unwatch(i, ws)
+		}
+	}
+}
 
 // unwatchBut is unwatch leaving shard keep (-1: none) alone.
 func (s *Server) unwatchBut(cl *client, keep int) {

@@ -9,13 +9,15 @@ import "github.com/slotd/slotd/netio/command"
 //
 // An Isolated command (SCAN, or EXEC of a transaction holding one) reads
 // other actors' state, so it waits for the connection's earlier commands
-// and nothing after it joins its group.
+// and nothing after it joins its group. So does the EXEC of a transaction
+// over several shards: its WATCH verdict must follow every earlier write
+// of the connection in each of them (multi.go, execJoint).
 func (s *Server) pipelineOrder(cl *client, g *group, spec *command.Spec, args [][]byte) bool {
 	queuing := cl.multi && !spec.TxControl
 	if g.isolated || cl.isolatedInFlight() {
 		return queuing // queuing runs nothing
 	}
-	if spec.Isolated && !cl.multi || spec.Name == "exec" && cl.multi && txIsolated(cl) {
+	if spec.Isolated && !cl.multi || spec.Name == "exec" && cl.multi && (txIsolated(cl) || s.txCrossShard(cl)) {
 		if len(g.order) > 0 || len(cl.queue) > 0 {
 			return false
 		}
@@ -29,9 +31,14 @@ func (s *Server) pipelineOrder(cl *client, g *group, spec *command.Spec, args []
 }
 
 // isolatedInFlight: the connection's last sealed group holds an Isolated
-// command and has not been flushed (no later group starts before it is).
+// command or runs as a joint step, and has not been flushed (no later
+// group starts before it is).
 func (cl *client) isolatedInFlight() bool {
-	return len(cl.queue) > 0 && cl.queue[len(cl.queue)-1].isolated
+	if len(cl.queue) == 0 {
+		return false
+	}
+	last := cl.queue[len(cl.queue)-1]
+	return last.isolated || last.joint
 }
 
 func txIsolated(cl *client) bool {

@@ -17,6 +17,10 @@ type Shards interface {
 	// Send hands a batch to shard i; it must not be touched until its
 	// Completer is called.
 	Send(i int, b *batch.Batch)
+	// SendJoint hands bs[k] to shard shards[k] (ascending, two or more)
+	// as one atomic step: no other batch runs in any of those shards
+	// between the first and the last of them.
+	SendJoint(shards []int, bs []*batch.Batch)
 	// Barrier calls done once every shard handled what was sent before.
 	Barrier(done func())
 	// Unwatch drops a client's WATCH records in shard i; CancelBlocked

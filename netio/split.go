@@ -9,10 +9,11 @@ import (
 // Outside cluster mode a standalone Redis accepts multi-key commands whose
 // keys live in different slots. Slots live in different shard actors here,
 // so the commands below are split into one sub-command per slot and the
-// sub-replies are merged in the original key order. Like a Redis Cluster
-// proxy, the parts are not atomic with respect to each other; commands that
-// need atomicity across keys (MSETNX, RENAME, transactions) still answer
-// CROSSSLOT.
+// sub-replies are merged in the original key order. When the parts land in
+// several shard actors the read's group runs as a joint step (group.joint),
+// so no other client sees half of an MSET or DEL, as in Redis. Commands
+// that read and write keys of several shards in one step (MSETNX, RENAME)
+// still answer CROSSSLOT.
 type splitRule struct {
 	stride int // arguments per key (MSET: key value)
 	merge  uint8
@@ -87,6 +88,9 @@ func (s *Server) trySplit(cl *client, g *group, spec *command.Spec, args [][]byt
 		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
 		if spec.WatchCmd {
 			b.Cmds[len(b.Cmds)-1].Watch = cl.watchState(i)
+		}
+		if len(sp.parts) > 0 && sp.parts[0].shard != i {
+			g.joint = true
 		}
 		sp.parts = append(sp.parts, splitPart{shard: i, pos: keyIdx[pi]})
 	}

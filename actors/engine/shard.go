@@ -187,7 +187,7 @@ func (s *Shard) runFrom(b *batch.Batch, start int) {
 		if cmd.TxBegin != 0 {
 			if n := max(int(cmd.TxBegin), 0); s.redirectTx(cmd, b.Cmds[i+1:i+1+n]) {
 				skip = n // EXEC replies with the redirect (asking.go)
-			} else if cmd.Watch.Aborted(s.now) {
+			} else if cmd.Watch.Decide(s.now) {
 				cmd.Result = true
 				skip = max(int(cmd.TxBegin), 0)
 			}

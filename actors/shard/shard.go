@@ -37,6 +37,7 @@ type Actor struct {
 
 	script scriptState // the script worker and the running script (script.go)
 	held   []any       // messages received while a MIGRATE transfers (migrate.go)
+	joint  jointState  // the actor's part in a joint step (joint.go)
 }
 
 // Named messages of the actor itself.
@@ -67,7 +68,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 }
 
 func (a *Actor) handle(msg any) {
-	if !a.holdForMigrate(msg) && !a.holdForScript(msg) {
+	if !a.holdForMigrate(msg) && !a.holdForScript(msg) && !a.holdForJoint(msg) {
 		switch m := msg.(type) {
 		case *batch.Batch:
 			if !a.offloadScript(m) {
@@ -81,7 +82,9 @@ func (a *Actor) handle(msg any) {
 			m.run(a.eng)
 		}
 	}
-	if !a.script.offloaded {
+	// A shard lent to the script worker or taken by a joint step ends no
+	// turn: another goroutine may run its state.
+	if !a.script.offloaded && !a.joint.taken {
 		a.eng.EndTurn()
 	}
 }

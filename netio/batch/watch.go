@@ -16,6 +16,28 @@ type WatchState struct {
 	// Shards holding records for this state (bit i: shard i), so UNWATCH
 	// only visits those. Written by the loop before dispatching WATCH.
 	Shards uint64
+	// decided is the transaction's verdict once its first marker has
+	// checked: 1 runs, 2 aborted (Decide).
+	decided atomic.Int32
+}
+
+// Decide is Aborted checked once for the transaction ws guards: the first
+// call's answer is every later call's. A transaction over several shards
+// has a marker in each, and its own writes in the first shard must not
+// abort its part in the next one.
+func (ws *WatchState) Decide(now int64) bool {
+	if ws == nil {
+		return false
+	}
+	if d := ws.decided.Load(); d != 0 {
+		return d == 2
+	}
+	v := int32(1)
+	if ws.Aborted(now) {
+		v = 2
+	}
+	ws.decided.Store(v)
+	return v == 2
 }
 
 // Aborted reports whether a transaction guarded by ws must not run at now.
