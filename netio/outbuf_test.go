@@ -30,8 +30,8 @@ func infoInt(t *testing.T, info, field string) int64 {
 
 // A subscriber that never reads is disconnected at the default pubsub hard
 // limit (32mb) while a publisher pushes up to 200 MB at it, and the node's
-// heap stays bounded meanwhile. Not parallel: used_memory is the test
-// process's heap, other tests would add to it. The heap is read after a GC
+// heap stays bounded meanwhile. Not parallel: allocator_allocated is the
+// test process's heap, other tests would add to it. The heap is read after a GC
 // so that it shows what the node holds, not garbage the collector has not
 // reached yet (that depends on how busy the machine is).
 func TestPubSubNeverReadingSubscriberBounded(t *testing.T) {
@@ -42,7 +42,7 @@ func TestPubSubNeverReadingSubscriberBounded(t *testing.T) {
 	ctx := context.Background()
 	liveHeap := func() int64 {
 		runtime.GC()
-		return infoInt(t, pub.Info(ctx, "memory").Val(), "used_memory")
+		return infoInt(t, pub.Info(ctx, "memory").Val(), "allocator_allocated")
 	}
 	base := liveHeap()
 	msg := strings.Repeat("x", 64<<10)

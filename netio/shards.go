@@ -44,6 +44,9 @@ type Shards interface {
 	// Totals sums the shards' keyspace counters; ResetTotals zeroes them
 	// (CONFIG RESETSTAT).
 	Totals() (hits, misses, expired, expiredStale, commands int64)
+	// UsedMemory is the dataset's byte charge over every shard (INFO
+	// used_memory_dataset, maxmemory).
+	UsedMemory() int64
 	ResetTotals()
 	// TrackedKeys is the number of keys in the tracking tables; BcastClients
 	// counts the clients in BCAST mode.

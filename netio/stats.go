@@ -112,12 +112,6 @@ func (s *Server) memory() memSample {
 	}
 	m.rss = processRSS()
 	e.mem, e.memAt = m, time.Now()
-	for {
-		p := e.memPeak.Load()
-		if m.heap <= p || e.memPeak.CompareAndSwap(p, m.heap) {
-			break
-		}
-	}
 	return m
 }
 
@@ -193,17 +187,33 @@ func (s *Server) instantaneous() (ops, inKbps, outKbps float64) {
 
 // ---- what INFO reads (netio/infocmd)
 
-// MemSample is a memory sample (Memory): Go heap objects, what the
-// runtime mapped, the resident set size, and the heap's peak since start
-// (or CONFIG RESETSTAT).
+// MemSample is a memory sample (Memory): the dataset's charge (the
+// shards' count of what their entries hold), the clients' query and output
+// buffers, their sum Used and its peak since start (or CONFIG RESETSTAT);
+// and from the Go runtime, at most 100 ms old: heap objects, what the
+// runtime mapped, the resident set size.
 type MemSample struct {
-	Heap, Total, RSS, Peak uint64
+	Used, Dataset, Clients, Peak uint64
+	Heap, Total, RSS             uint64
 }
 
-// Memory returns a memory sample at most 100 ms old.
+// Memory returns a memory sample.
 func (s *Server) Memory() MemSample {
 	m := s.memory()
-	return MemSample{Heap: m.heap, Total: m.total, RSS: m.rss, Peak: max(s.ext.memPeak.Load(), m.heap)}
+	out := MemSample{Heap: m.heap, Total: m.total, RSS: m.rss}
+	out.Dataset = uint64(max(s.shards.UsedMemory(), 0))
+	for _, cl := range s.clientsSnapshot() {
+		out.Clients += uint64(max(cl.qbufLen.Load()+cl.outputMemory(), 0))
+	}
+	out.Used = out.Dataset + out.Clients
+	for {
+		p := s.ext.memPeak.Load()
+		if out.Used <= p || s.ext.memPeak.CompareAndSwap(p, out.Used) {
+			out.Peak = max(p, out.Used)
+			break
+		}
+	}
+	return out
 }
 
 // ConnStats are the server-wide connection and network counters.

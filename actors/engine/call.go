@@ -67,6 +67,7 @@ func (c *Call) peek(key []byte) *keyspace.Entry {
 		c.S.propagateExpired(c.Slot, key)
 		return nil
 	}
+	c.touch(e)
 	return e
 }
 
@@ -76,6 +77,7 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 	e := ks.Add(key)
 	e.Kind = kind
 	c.S.added(c.Slot)
+	c.S.dirty = append(c.S.dirty, e)
 	return e
 }
 
@@ -84,6 +86,7 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 func (c *Call) CreateString(key, val []byte) *keyspace.Entry {
 	e := c.S.Keyspace(c.Slot, true).AddString(key, val)
 	c.S.added(c.Slot)
+	c.S.dirty = append(c.S.dirty, e)
 	return e
 }
 

@@ -18,7 +18,7 @@ var (
 )
 
 // newEngine is a new in-process engine (seed 1).
-func newEngine(t *testing.T) *enginetest.Engine {
+func newEngine(t testing.TB) *enginetest.Engine {
 	t.Helper()
 	enginetest.Register()
 	return enginetest.New(enginetest.Options{Seed: 1})

@@ -155,6 +155,7 @@ func (s *Shard) LoadKeys(keys []LoadedKey) (int, error) {
 		n++
 	}
 	*c = Call{}
+	s.publishUsed()
 	return n, firstErr
 }
 

@@ -51,6 +51,9 @@ type Stats struct {
 	// Dirty counts writes that changed something (save rules, INFO
 	// rdb_changes_since_last_save).
 	Dirty atomic.Int64
+	// Used is the dataset's byte charge (memory.go), published at the end
+	// of each batch and turn.
+	Used atomic.Int64
 }
 
 // Shard is one shard's data and execution state. Only its actor touches
@@ -110,6 +113,12 @@ type Shard struct {
 	// calls are commandstats counts not yet added to the group's shared
 	// counters (flushCalls): a batch of GETs adds once, not per GET.
 	calls []pendingCalls
+	// dirty are the entries writes reached since the last settle
+	// (memory.go).
+	dirty []*keyspace.Entry
+	// spaceBytes are the databases' slot arrays and the slots' keyspaces,
+	// charged beside the entries.
+	spaceBytes int64
 }
 
 // pendingCalls are one command's successful calls and their microseconds
@@ -162,6 +171,7 @@ func (s *Shard) Run(b *batch.Batch, now int64) {
 // the shard's state is lent to the script worker.
 func (s *Shard) EndTurn() {
 	s.flushCalls()
+	s.publishUsed()
 	if len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
 	}
@@ -253,6 +263,9 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 		wrap, wrapRec = s.wrapStart() // a script's effects replay atomically
 	}
 	s.exec(cmd, &b.Out)
+	if len(s.dirty) > 0 {
+		s.settle()
+	}
 	if wrap >= 0 {
 		s.wrapEnd(wrap, wrapRec, int(cmd.Slot))
 	}
@@ -301,6 +314,7 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 func (s *Shard) finish(b *batch.Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
 	s.flushCalls() // before the replies go: INFO after a reply counts it
+	s.publishUsed()
 	if s.holdBatch(b) {
 		return
 	}
@@ -378,9 +392,11 @@ func (s *Shard) Keyspace(slot int, create bool) *keyspace.Keyspace {
 		if s.spaces == &noSpaces {
 			s.dbs[s.db] = new(DBSpaces)
 			s.spaces = s.dbs[s.db]
+			s.spaceBytes += dbSpacesBytes
 		}
 		ks = s.index.NewKeyspace()
 		s.spaces[slot] = ks
+		s.spaceBytes += keyspaceBytes
 	}
 	return ks
 }
@@ -445,6 +461,7 @@ func (s *Shard) DropSlot(slot int) int {
 	s.trackDropSlot(slot)
 	ks.Clear()
 	s.spaces[slot] = nil
+	s.spaceBytes -= keyspaceBytes
 	s.group.counts[slot].Add(int64(-n))
 	s.dbKeys[s.db].Add(int64(-n))
 	return n
@@ -610,6 +627,7 @@ func NewGroup(n int, o Options) *Group {
 		s.dbKeys = make([]atomic.Int64, o.Databases)
 		s.dbs[0] = new(DBSpaces)
 		s.spaces = s.dbs[0]
+		s.spaceBytes = dbSpacesBytes
 		g.shards = append(g.shards, s)
 	}
 	return g

@@ -205,16 +205,19 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 	if want["memory"] {
 		t.section("Memory")
 		m := s.Memory()
-		peak := m.Peak
 		maxmem := uint64(s.Cfg.Int("maxmemory"))
 		sys := totalSystemMemory()
-		t.int("used_memory", int64(m.Heap))
-		t.str("used_memory_human", bytesToHuman(m.Heap))
+		t.int("used_memory", int64(m.Used))
+		t.str("used_memory_human", bytesToHuman(m.Used))
 		t.int("used_memory_rss", int64(m.RSS))
 		t.str("used_memory_rss_human", bytesToHuman(m.RSS))
-		t.int("used_memory_peak", int64(peak))
-		t.str("used_memory_peak_human", bytesToHuman(peak))
-		t.str("used_memory_peak_perc", strconv.FormatFloat(percent(m.Heap, peak), 'f', 2, 64)+"%")
+		t.int("used_memory_peak", int64(m.Peak))
+		t.str("used_memory_peak_human", bytesToHuman(m.Peak))
+		t.str("used_memory_peak_perc", strconv.FormatFloat(percent(m.Used, m.Peak), 'f', 2, 64)+"%")
+		t.int("used_memory_overhead", int64(m.Clients))
+		t.int("used_memory_startup", 0)
+		t.int("used_memory_dataset", int64(m.Dataset))
+		t.str("used_memory_dataset_perc", strconv.FormatFloat(percent(m.Dataset, m.Used), 'f', 2, 64)+"%")
 		t.int("allocator_allocated", int64(m.Heap))
 		t.int("allocator_active", int64(m.Total))
 		t.int("allocator_resident", int64(m.RSS))
@@ -224,11 +227,13 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 		t.str("maxmemory_human", bytesToHuman(maxmem))
 		t.str("maxmemory_policy", s.Cfg.String("maxmemory-policy"))
 		frag := 0.0
-		if m.Heap > 0 {
-			frag = float64(m.RSS) / float64(m.Heap)
+		if m.Used > 0 {
+			frag = float64(m.RSS) / float64(m.Used)
 		}
 		t.float("mem_fragmentation_ratio", frag, 2)
-		t.int("mem_fragmentation_bytes", int64(m.RSS)-int64(m.Heap))
+		t.int("mem_fragmentation_bytes", int64(m.RSS)-int64(m.Used))
+		t.int("mem_not_counted_for_evict", 0)
+		t.int("mem_clients_normal", int64(m.Clients))
 		t.str("mem_allocator", "go-"+runtime.Version())
 		t.int("lazyfree_pending_objects", 0)
 		t.int("lazyfreed_objects", 0)

@@ -67,7 +67,28 @@ type Entry struct {
 	Obj any
 
 	epos int32 // index in ks.exp while it has a TTL
-	hash uint64
+	// mem is the bytes the entry is charged for (SetCharge), counted in its
+	// Index's Used while the entry is live.
+	mem uint32
+	// Access is the eviction metadata Redis keeps in its object's 24 lru
+	// bits: the LRU clock of the last access (seconds, 24 bits), or under an
+	// LFU policy the minutes of the last decrement (16 bits) above the
+	// logarithmic access counter (8 bits). The keyspace never reads it.
+	Access uint32
+}
+
+// Charge is the bytes e is charged for (SetCharge).
+func (e *Entry) Charge() int64 { return int64(e.mem) }
+
+// SetCharge sets the bytes e is charged for (capped at 4 GiB); while e is
+// live its Index's Used follows the change. The caller computes n from the
+// value, after changing it.
+func (e *Entry) SetCharge(n int64) {
+	m := uint32(min(max(n, 0), 1<<32-1))
+	if e.flags&flagLive != 0 {
+		e.ks.idx.used += int64(m) - int64(e.mem)
+	}
+	e.mem = m
 }
 
 // Key returns the entry's key.

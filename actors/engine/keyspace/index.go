@@ -25,7 +25,8 @@ import (
 type Index struct {
 	parts   [nparts]part
 	count   int
-	expires int // keys with a TTL, over all keyspaces using the index
+	expires int   // keys with a TTL, over all keyspaces using the index
+	used    int64 // the charges of the live entries (Entry.SetCharge)
 }
 
 // part is one of the Index's tables.
@@ -58,6 +59,15 @@ func (ix *Index) NewKeyspace() *Keyspace { return &Keyspace{idx: ix} }
 
 // Len is the number of keys of all keyspaces using ix.
 func (ix *Index) Len() int { return ix.count }
+
+// Used is the sum of the charges (Entry.SetCharge) of the live entries of
+// all keyspaces using ix.
+func (ix *Index) Used() int64 {
+	if ix == nil {
+		return 0
+	}
+	return ix.used
+}
 
 // Expires is the number of keys with a TTL of all keyspaces using ix, so an
 // active expiry cycle can skip a shard without any.
@@ -102,15 +112,15 @@ func (ix *Index) find(ks *Keyspace, h uint64, key string) *Entry {
 
 // insert adds e (not yet in the index). A table stays at most 3/4 full, so
 // probe runs stay short.
-func (ix *Index) insert(e *Entry) {
-	p := ix.part(e.hash)
+func (ix *Index) insert(e *Entry, h uint64) {
+	p := ix.part(h)
 	if (p.count+1)*4 > len(p.cells)*3 {
 		p.resize(max(minCells, 2*len(p.cells)))
 	}
 	mask := uint64(len(p.cells) - 1)
-	for i := e.hash & mask; ; i = (i + 1) & mask {
+	for i := h & mask; ; i = (i + 1) & mask {
 		if p.cells[i].e == nil {
-			p.cells[i] = cell{hash: e.hash, e: e}
+			p.cells[i] = cell{hash: h, e: e}
 			p.count++
 			ix.count++
 			return
@@ -120,13 +130,17 @@ func (ix *Index) insert(e *Entry) {
 
 // remove takes e out of the index and reports whether it was there. The
 // cells after it in its probe run move back, so no tombstones are needed.
+// The entry keeps no hash of its own (its bytes go to the charge and the
+// eviction metadata), so the key is hashed again: a delete is rarer than a
+// lookup.
 func (ix *Index) remove(e *Entry) bool {
-	p := ix.part(e.hash)
+	h := maphash.String(seed, e.key)
+	p := ix.part(h)
 	if p.count == 0 {
 		return false
 	}
 	mask := uint64(len(p.cells) - 1)
-	i := e.hash & mask
+	i := h & mask
 	for ; p.cells[i].e != e; i = (i + 1) & mask {
 		if p.cells[i].e == nil {
 			return false
@@ -143,6 +157,7 @@ func (ix *Index) remove(e *Entry) bool {
 	p.cells[i] = cell{}
 	p.count--
 	ix.count--
+	ix.used -= int64(e.mem)
 	if n := len(p.cells); n > minCells && p.count*8 < n {
 		p.resize(max(minCells, nextPow2(2*p.count)))
 	}
@@ -171,6 +186,7 @@ func (ix *Index) reset() {
 	ix.parts = [nparts]part{}
 	ix.count = 0
 	ix.expires = 0
+	ix.used = 0
 }
 
 // prefetchMax is how many keys one Prefetch call handles.

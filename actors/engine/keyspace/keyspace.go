@@ -91,9 +91,9 @@ func (ks *Keyspace) add(key string, h uint64) *Entry {
 	if ks.idx == nil {
 		ks.idx = new(Index)
 	}
-	e := &Entry{key: key, hash: h, ks: ks, flags: flagLive, pos: int32(len(ks.all))}
+	e := &Entry{key: key, ks: ks, flags: flagLive, pos: int32(len(ks.all))}
 	ks.all = append(ks.all, e)
-	ks.idx.insert(e)
+	ks.idx.insert(e, h)
 	return e
 }
 

@@ -19,7 +19,6 @@ func checkInvariants(t *testing.T, ks *Keyspace) {
 	for i, e := range ks.all {
 		require.Equal(t, int32(i), e.pos, "%q: stale position", e.key)
 		require.True(t, ks.owns(e), "dead entry %q listed", e.key)
-		require.Equal(t, maphash.String(seed, e.key), e.hash, "%q: stale hash", e.key)
 		require.Same(t, e, ks.GetString(e.key), "%q not reachable", e.key)
 		require.Equal(t, e.Expire != 0, e.flags&flagExpires != 0, "%q: Expire and the expiry list disagree", e.key)
 	}
@@ -59,7 +58,7 @@ func checkIndex(t *testing.T, ix *Index) {
 				continue
 			}
 			n++
-			require.Equal(t, c.e.hash, c.hash)
+			require.Equal(t, maphash.String(seed, c.e.key), c.hash, "%q: stale hash", c.e.key)
 			require.Same(t, p, ix.part(c.hash), "%q in the wrong table", c.e.key)
 			require.NotZero(t, c.e.flags&flagLive, "dead entry %q indexed", c.e.key)
 			for j := c.hash & mask; j != uint64(i); j = (j + 1) & mask {
@@ -891,4 +890,33 @@ func BenchmarkShardLookup(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/key")
 		})
 	}
+}
+
+// The index's Used follows the live entries' charges through adds,
+// recharges, deletes and clears, on a shared index.
+func TestUsedFollowsCharges(t *testing.T) {
+	ix := NewIndex()
+	a, b := ix.NewKeyspace(), ix.NewKeyspace()
+	e1 := a.Add([]byte("k1"))
+	e1.SetCharge(100)
+	e2 := b.AddString([]byte("k2"), []byte("v"))
+	e2.SetCharge(50)
+	require.Equal(t, int64(150), ix.Used())
+	e1.SetCharge(70)
+	require.Equal(t, int64(120), ix.Used())
+	require.NotNil(t, a.Delete([]byte("k1")))
+	require.Equal(t, int64(50), ix.Used())
+	e1.SetCharge(1000) // dead: not counted
+	require.Equal(t, int64(50), ix.Used())
+	require.Equal(t, int64(1000), e1.Charge())
+	e3 := a.Add([]byte("k3"))
+	e3.SetCharge(7)
+	b.Clear() // shared index: entry by entry
+	require.Equal(t, int64(7), ix.Used())
+	a.Clear()
+	require.Equal(t, int64(0), ix.Used())
+	own := New()
+	own.Add([]byte("x")).SetCharge(9)
+	own.Clear() // own index: reset
+	require.Equal(t, int64(0), own.idx.Used())
 }
