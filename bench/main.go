@@ -33,7 +33,11 @@
 //	    [-tests get,set] [-shard-actors K] [-cpu-pin] [-out FILE]
 //	    [-slotd PATH | -slotd-cmd "CMD ... {port} ..."] [-redis PATH]
 //	    [-appendfsync always|everysec|no] [-redis-cmd "CMD ... {port} ..."]
-//	    [-scrape-hz F]
+//	    [-scrape-hz F] [-instructions]
+//
+// -instructions counts the servers' instructions per request under
+// callgrind instead of timing them: steady on a busy machine (see
+// bench/instructions.go).
 //
 // -redis-cmd replaces the reference side (the "redis" column) with any
 // server, e.g. another slotd build. In -slotd-cmd and -redis-cmd,
@@ -89,6 +93,7 @@ type options struct {
 	redisCmd    string
 	scrapeHz    float64
 	appendfsync string
+	instr       bool
 }
 
 func main() {
@@ -111,6 +116,8 @@ func main() {
 		"the whole run (its command must have --metrics-port {metricsport})")
 	flag.StringVar(&o.appendfsync, "appendfsync", "", "run both servers with appendonly yes and this appendfsync "+
 		"(always, everysec, no), each in its own data dir; empty: no AOF")
+	flag.BoolVar(&o.instr, "instructions", false, "count server instructions per request under valgrind's "+
+		"callgrind instead of timing (bench/instructions.go)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
 		flag.PrintDefaults()
@@ -171,6 +178,9 @@ func run(ctx context.Context, o options) error {
 	redisCmd := o.redisBin + " --port {port} --bind 127.0.0.1 --save '' --appendonly no"
 	if o.redisCmd != "" {
 		redisCmd = o.redisCmd
+	}
+	if o.instr {
+		return runInstructions(ctx, o, slotdCmd, redisCmd, tmp)
 	}
 	aofNote := ""
 	if o.appendfsync != "" {

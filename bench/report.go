@@ -104,6 +104,23 @@ func (r *results) markdown(o options, memtier bool) string {
 		rows = append(rows, row)
 	}
 
+	var sb strings.Builder
+	sb.WriteString(markdownTable(rows, 3))
+	fmt.Fprintf(&sb, "\nMedians of %d rounds. Latencies in ms; CPU is server user+system time per request in µs "+
+		"(/proc/<pid>/stat, 10 ms resolution). Ratios are slotd/redis, the median of the per-round ratios of back-to-back runs: "+
+		">1 is better for rps, worse for latency and CPU.\n", o.rounds)
+	if memtier {
+		sb.WriteString("memtier rows are one run per pipeline depth, SET:GET 1:1 when both tests are selected " +
+			"(memtier does not separate their latencies).\n")
+	} else {
+		sb.WriteString("memtier_benchmark not found on PATH: redis-benchmark only.\n")
+	}
+	return sb.String()
+}
+
+// markdownTable renders rows (the first is the header) as a Markdown table
+// with the first left columns left-aligned and the rest right-aligned.
+func markdownTable(rows [][]string, left int) string {
 	width := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, c := range row {
@@ -114,7 +131,7 @@ func (r *results) markdown(o options, memtier bool) string {
 	line := func(cells []string) {
 		sb.WriteString("|")
 		for i, c := range cells {
-			if i < 3 {
+			if i < left {
 				fmt.Fprintf(&sb, " %-*s |", width[i], c)
 			} else {
 				fmt.Fprintf(&sb, " %*s |", width[i], c)
@@ -125,7 +142,7 @@ func (r *results) markdown(o options, memtier bool) string {
 	line(rows[0])
 	sep := make([]string, len(width))
 	for i, w := range width {
-		if i < 3 {
+		if i < left {
 			sep[i] = strings.Repeat("-", w)
 		} else {
 			sep[i] = strings.Repeat("-", w-1) + ":"
@@ -134,16 +151,6 @@ func (r *results) markdown(o options, memtier bool) string {
 	line(sep)
 	for _, row := range rows[1:] {
 		line(row)
-	}
-
-	fmt.Fprintf(&sb, "\nMedians of %d rounds. Latencies in ms; CPU is server user+system time per request in µs "+
-		"(/proc/<pid>/stat, 10 ms resolution). Ratios are slotd/redis, the median of the per-round ratios of back-to-back runs: "+
-		">1 is better for rps, worse for latency and CPU.\n", o.rounds)
-	if memtier {
-		sb.WriteString("memtier rows are one run per pipeline depth, SET:GET 1:1 when both tests are selected " +
-			"(memtier does not separate their latencies).\n")
-	} else {
-		sb.WriteString("memtier_benchmark not found on PATH: redis-benchmark only.\n")
 	}
 	return sb.String()
 }

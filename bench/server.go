@@ -28,6 +28,10 @@ type server struct {
 	done        chan struct{} // closed when the process has exited
 }
 
+// readyTimeout is how long a server may take to answer PING after it starts
+// (longer under callgrind).
+var readyTimeout = 15 * time.Second
+
 // startServer starts the command line tmpl ({port} replaced by a free port)
 // and waits until it answers PING.
 func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server, error) {
@@ -67,7 +71,7 @@ func startServer(ctx context.Context, name, tmpl, dir string, pin bool) (*server
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
-	if err := s.waitReady(ctx, 15*time.Second); err != nil {
+	if err := s.waitReady(ctx, readyTimeout); err != nil {
 		s.stop()
 		return nil, fmt.Errorf("%s did not come up: %w\n--- %s ---\n%s", name, err, s.log, tail(s.log))
 	}
