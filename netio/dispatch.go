@@ -257,6 +257,10 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			return
 		}
 		s.cmdStats.Called(spec, 0, nil) // one call, whatever the shard count
+		// One atomic step over every shard, as in Redis: no client sees
+		// half a FLUSHALL or SWAPDB, nor a DBSIZE or KEYS count half an
+		// MSET (see group.joint).
+		g.joint = s.shards.N() > 1
 		merge := spec.Merge
 		db := cl.db.Load()
 		for i := 0; i < s.shards.N(); i++ {

@@ -86,6 +86,21 @@ func hammer(t *testing.T, n *nodetest.Node, writers, readers, rounds int,
 	}
 }
 
+// mgetSame reads keys with MGET and returns a violation naming what when
+// they do not all hold the same value (or all miss).
+func mgetSame(c *redis.Client, keys []string, what string) (string, error) {
+	vals, err := c.MGet(context.Background(), keys...).Result()
+	if err != nil {
+		return "", err
+	}
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			return fmt.Sprintf("MGET saw %s: %v", what, vals), nil
+		}
+	}
+	return "", nil
+}
+
 // A standalone node must behave as one redis-server: an MSET, DEL or
 // transaction over keys of several shard actors is one atomic step. Four
 // writers MSET the same value into one key of each of four shards (or DEL
@@ -102,14 +117,8 @@ func TestCrossShardMultiKeyAtomic(t *testing.T) {
 		v := fmt.Sprintf("%d-%d", w, i)
 		return c.MSet(ctx, keys[0], v, keys[1], v, keys[2], v, keys[3], v).Err()
 	}, func(c *redis.Client) (string, error) {
-		vals, err := c.MGet(ctx, keys...).Result()
-		if err != nil {
-			return "", err
-		}
-		for _, v := range vals[1:] {
-			if v != vals[0] {
-				return fmt.Sprintf("MGET saw half of an MSET or DEL: %v", vals), nil
-			}
+		if msg, err := mgetSame(c, keys, "half of an MSET or DEL"); msg != "" || err != nil {
+			return msg, err
 		}
 		ex, err := c.Exists(ctx, keys...).Result()
 		if err != nil {
@@ -271,4 +280,49 @@ func TestCrossShardTransactionReplies(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{"OK"}, exec.Val())
 	require.Equal(t, "4", c.Get(ctx, a).Val())
+}
+
+// Keyless commands over every shard are atomic too: DBSIZE and KEYS never
+// count half of an MSET or FLUSHALL, and MGET never sees half a SWAPDB.
+func TestCrossShardFanoutAtomic(t *testing.T) {
+	n := nodetest.Start(t, "shard-actors", "4")
+	keys := keysInShards(t, "f", 4)
+	ctx := context.Background()
+	c := n.Client(t)
+	require.NoError(t, c.Do(ctx, "SELECT", "1").Err())
+	for _, k := range keys {
+		require.NoError(t, c.Set(ctx, k, "db1", 0).Err())
+	}
+	require.NoError(t, c.Do(ctx, "SELECT", "0").Err())
+	hammer(t, n, 2, 4, 1000, func(c *redis.Client, w, i int) error {
+		if w == 1 {
+			return c.Do(ctx, "SWAPDB", 0, 1).Err()
+		}
+		if i%2 == 1 {
+			// FLUSHDB of whichever db holds "db0" now, then rebuild it.
+			if err := c.FlushDB(ctx).Err(); err != nil {
+				return err
+			}
+		}
+		return c.MSet(ctx, keys[0], "db0", keys[1], "db0", keys[2], "db0", keys[3], "db0").Err()
+	}, func(c *redis.Client) (string, error) {
+		if msg, err := mgetSame(c, keys, "half a SWAPDB, FLUSHDB or MSET"); msg != "" || err != nil {
+			return msg, err
+		}
+		size, err := c.DBSize(ctx).Result()
+		if err != nil {
+			return "", err
+		}
+		if size != 0 && size != 4 {
+			return fmt.Sprintf("DBSIZE counted %d keys", size), nil
+		}
+		ks, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			return "", err
+		}
+		if len(ks) != 0 && len(ks) != 4 {
+			return fmt.Sprintf("KEYS listed %v", ks), nil
+		}
+		return "", nil
+	})
 }

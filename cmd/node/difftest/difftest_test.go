@@ -66,7 +66,7 @@ func TestDiff(t *testing.T) {
 	start := time.Now()
 	for seed := first; seed < first+seeds; seed++ {
 		r := runners[2+seed%2]
-		seq := difftest.Generate(uint64(seed), cmds, func(c string) bool { return has[c] })
+		seq := difftest.GenerateCrossShard(uint64(seed), cmds, func(c string) bool { return has[c] })
 		if runSeed(t, r, seed, seq, "Diff$") {
 			continue
 		}

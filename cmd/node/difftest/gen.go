@@ -89,8 +89,13 @@ type gen struct {
 // command it lacks are left out, so a type joins the mix as soon as its
 // commands exist. nil means every command.
 func Generate(seed uint64, n int, has func(name string) bool) []Cmd {
+	return generate(seed, n, has, nil)
+}
+
+// generate is Generate with the ops extra added to the mix.
+func generate(seed uint64, n int, has func(name string) bool, extra []op) []Cmd {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x5107d)), has: has}
-	for _, o := range allOps() {
+	for _, o := range append(allOps(), extra...) {
 		if has != nil && !has(o.cmd) {
 			continue
 		}
