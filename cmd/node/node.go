@@ -103,6 +103,11 @@ func (n *Node) start() error {
 	for _, name := range cfg.NoEffect() {
 		n.Log.Warn().Msgf("The '%s' directive is accepted for redis.conf compatibility but has no effect in slotd", name)
 	}
+	if !trace.Built() {
+		if cfg.String("trace-actors") != "" || cfg.Int("metrics-port") != 0 {
+			n.Log.Warn().Msg("This slotd was built with -tags slotd_notrace: trace-actors and metrics-port have no effect")
+		}
+	}
 	if err := n.writePidfile(); err != nil {
 		return err
 	}
