@@ -47,6 +47,9 @@ type Shards interface {
 	// UsedMemory is the dataset's byte charge over every shard (INFO
 	// used_memory_dataset, maxmemory).
 	UsedMemory() int64
+	// Evicted is the number of keys evicted for maxmemory (INFO
+	// evicted_keys).
+	Evicted() int64
 	ResetTotals()
 	// TrackedKeys is the number of keys in the tracking tables; BcastClients
 	// counts the clients in BCAST mode.

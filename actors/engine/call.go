@@ -29,8 +29,10 @@ func (c *Call) Unchanged() { c.unchanged = true }
 
 // Lookup returns the live entry for key, deleting it first if it has
 // expired (lazy expiry). It counts keyspace hits and misses.
-func (c *Call) Lookup(key []byte) *keyspace.Entry {
-	e := c.peek(key)
+func (c *Call) Lookup(key []byte) *keyspace.Entry { return c.counted(c.peek(key)) }
+
+// counted counts a keyspace hit (e found) or miss and returns e.
+func (c *Call) counted(e *keyspace.Entry) *keyspace.Entry {
 	if e == nil {
 		c.S.Stats.Misses.Add(1)
 	} else {
@@ -44,6 +46,27 @@ func (c *Call) Lookup(key []byte) *keyspace.Entry {
 func (c *Call) LookupWrite(key []byte) *keyspace.Entry { return c.peek(key) }
 
 func (c *Call) peek(key []byte) *keyspace.Entry {
+	e := c.find(key)
+	if e != nil {
+		c.touch(e)
+		c.S.accessed(e, c.Now)
+	}
+	return e
+}
+
+// LookupNoTouch is Lookup that leaves the key's access time and LFU
+// counter alone (Redis's LOOKUP_NOTOUCH: OBJECT).
+func (c *Call) LookupNoTouch(key []byte) *keyspace.Entry {
+	e := c.counted(c.find(key))
+	if e != nil {
+		c.touch(e)
+	}
+	return e
+}
+
+// find returns the live entry for key, deleting it first if it has
+// expired (lazy expiry).
+func (c *Call) find(key []byte) *keyspace.Entry {
 	// The index lookup compares ks by address only: one cache miss less
 	// than reading the slot's Keyspace.
 	ks := c.S.spaces[c.Slot]
@@ -67,7 +90,6 @@ func (c *Call) peek(key []byte) *keyspace.Entry {
 		c.S.propagateExpired(c.Slot, key)
 		return nil
 	}
-	c.touch(e)
 	return e
 }
 
@@ -77,6 +99,7 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 	e := ks.Add(key)
 	e.Kind = kind
 	c.S.added(c.Slot)
+	c.S.created(e, c.Now)
 	c.S.dirty = append(c.S.dirty, e)
 	return e
 }
@@ -86,6 +109,7 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 func (c *Call) CreateString(key, val []byte) *keyspace.Entry {
 	e := c.S.Keyspace(c.Slot, true).AddString(key, val)
 	c.S.added(c.Slot)
+	c.S.created(e, c.Now)
 	c.S.dirty = append(c.S.dirty, e)
 	return e
 }

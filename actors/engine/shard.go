@@ -54,6 +54,8 @@ type Stats struct {
 	// Used is the dataset's byte charge (memory.go), published at the end
 	// of each batch and turn.
 	Used atomic.Int64
+	// Evicted counts keys evicted for maxmemory (evict.go).
+	Evicted atomic.Int64
 }
 
 // Shard is one shard's data and execution state. Only its actor touches
@@ -119,6 +121,7 @@ type Shard struct {
 	// spaceBytes are the databases' slot arrays and the slots' keyspaces,
 	// charged beside the entries.
 	spaceBytes int64
+	evictor    evictState // maxmemory (evict.go)
 }
 
 // pendingCalls are one command's successful calls and their microseconds
@@ -248,6 +251,12 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 		s.UseDB(int(cmd.DB))
 	}
 	mark := len(b.Out.B)
+	if s.group.MaxMemory.Load() > 0 && s.evictBefore(cmd.Spec) {
+		b.Out.Error(ErrOOM)
+		command.Rejected(s.group.CmdStats, cmd.Spec, b.Out.B[mark:])
+		b.Ends = append(b.Ends, len(b.Out.B))
+		return
+	}
 	s.trackWriter(cmd)
 	// A write to keys that exist neither before nor after it changed
 	// nothing (PERSIST, RPUSHX, HDEL … on a missing key): Redis signals no
@@ -472,6 +481,9 @@ func (s *Shard) DropSlot(slot int) int {
 // (measured with the group's Mono clock) so a loop that runs the actor
 // inline is not held up; the walk resumes at the next tick.
 func (s *Shard) ActiveExpire(now int64) {
+	if s.evictor.later || s.group.MaxMemory.Load() > 0 {
+		s.evict(now) // over maxmemory with no command coming
+	}
 	if s.replica || s.group.NoActiveExpire.Load() {
 		return // a replica's keys expire when its primary says so
 	}
@@ -591,6 +603,14 @@ type Group struct {
 	// stream-node-max-bytes / -entries: where a stream starts a new node.
 	StreamNodeMaxBytes, StreamNodeMaxEntries atomic.Int64
 
+	// MaxMemory, MaxMemorySamples, EvictionTenacity, LFULogFactor and
+	// LFUDecayTime mirror maxmemory, maxmemory-samples,
+	// maxmemory-eviction-tenacity, lfu-log-factor and lfu-decay-time;
+	// ReplicaIgnoreMaxMemory replica-ignore-maxmemory (evict.go).
+	MaxMemory, MaxMemorySamples, EvictionTenacity, LFULogFactor, LFUDecayTime atomic.Int64
+	ReplicaIgnoreMaxMemory                                                    atomic.Bool
+	policy                                                                    atomic.Int32 // maxmemory-policy (Policy)
+
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
 
@@ -651,6 +671,11 @@ func (g *Group) defaults() {
 	g.RDBCompression.Store(1)
 	g.StreamNodeMaxBytes.Store(4096)
 	g.StreamNodeMaxEntries.Store(100)
+	g.MaxMemorySamples.Store(5)
+	g.EvictionTenacity.Store(10)
+	g.LFULogFactor.Store(10)
+	g.LFUDecayTime.Store(1)
+	g.ReplicaIgnoreMaxMemory.Store(true)
 }
 
 // N is the number of shards.

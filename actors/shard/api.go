@@ -198,7 +198,7 @@ func (g *Group) Totals() (hits, misses, expired, expiredStale, commands int64) {
 func (g *Group) ResetTotals() {
 	for i := 0; i < g.N(); i++ {
 		st := &g.Shard(i).Stats
-		for _, c := range []*atomic.Int64{&st.Hits, &st.Misses, &st.Expired, &st.ExpiredStale, &st.Commands} {
+		for _, c := range []*atomic.Int64{&st.Hits, &st.Misses, &st.Expired, &st.ExpiredStale, &st.Commands, &st.Evicted} {
 			c.Store(0)
 		}
 	}

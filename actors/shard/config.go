@@ -1,6 +1,9 @@
 package shard
 
-import "github.com/slotd/slotd/netio/config"
+import (
+	"github.com/slotd/slotd/actors/engine"
+	"github.com/slotd/slotd/netio/config"
+)
 
 // FollowConfig keeps the engine's settings equal to their directives.
 func (g *Group) FollowConfig(cfg *config.Config) {
@@ -17,4 +20,15 @@ func (g *Group) FollowConfig(cfg *config.Config) {
 	cfg.MirrorInt("stream-node-max-entries", &g.StreamNodeMaxEntries)
 	cfg.MirrorInt("lua-time-limit", &g.scriptLimitMS)
 	cfg.MirrorInt("tracking-table-max-keys", &g.Tracking.MaxKeys)
+	cfg.MirrorInt("maxmemory", &g.MaxMemory)
+	cfg.MirrorInt("maxmemory-samples", &g.MaxMemorySamples)
+	cfg.MirrorInt("maxmemory-eviction-tenacity", &g.EvictionTenacity)
+	cfg.MirrorInt("lfu-log-factor", &g.LFULogFactor)
+	cfg.MirrorInt("lfu-decay-time", &g.LFUDecayTime)
+	policy := func(string) { g.SetPolicy(engine.ParsePolicy(cfg.String("maxmemory-policy"))) }
+	policy("")
+	cfg.OnChange("maxmemory-policy", policy)
+	ignore := func(string) { g.ReplicaIgnoreMaxMemory.Store(cfg.Bool("replica-ignore-maxmemory")) }
+	ignore("")
+	cfg.OnChange("replica-ignore-maxmemory", ignore)
 }

@@ -90,7 +90,7 @@ type Spec struct {
 
 	bound                                                              bool // Bind
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
-	blocking, allowBusy, noAuth                                        bool
+	blocking, allowBusy, noAuth, denyOOM                               bool
 }
 
 // Merge combines the parts a Fanout command's shards left (one per shard,
@@ -102,6 +102,10 @@ func (s *Spec) Blocking() bool { return s.blocking }
 
 // AllowBusy reports the allow_busy flag (cached).
 func (s *Spec) AllowBusy() bool { return s.allowBusy }
+
+// DenyOOM reports the denyoom flag (cached): refused while memory is over
+// maxmemory and nothing can be evicted.
+func (s *Spec) DenyOOM() bool { return s.denyOOM }
 
 // NoAuth reports the no_auth flag (cached).
 func (s *Spec) NoAuth() bool { return s.noAuth }
@@ -238,6 +242,8 @@ func index(s *Spec) {
 			s.allowBusy = true
 		case "no_auth":
 			s.noAuth = true
+		case "denyoom":
+			s.denyOOM = true
 		}
 	}
 	if s.ID == 0 {

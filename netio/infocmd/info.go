@@ -232,7 +232,7 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 		}
 		t.float("mem_fragmentation_ratio", frag, 2)
 		t.int("mem_fragmentation_bytes", int64(m.RSS)-int64(m.Used))
-		t.int("mem_not_counted_for_evict", 0)
+		t.int("mem_not_counted_for_evict", int64(m.Clients)) // maxmemory counts the dataset
 		t.int("mem_clients_normal", int64(m.Clients))
 		t.str("mem_allocator", "go-"+runtime.Version())
 		t.int("lazyfree_pending_objects", 0)
@@ -316,7 +316,7 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 		t.str("expired_stale_perc", "0.00")
 		t.int("expired_time_cap_reached_count", 0)
 		t.int("expire_cycle_cpu_milliseconds", 0)
-		t.int("evicted_keys", 0)
+		t.int("evicted_keys", s.Shards().Evicted())
 		t.int("evicted_clients", 0)
 		t.int("total_eviction_exceeded_time", 0)
 		t.int("current_eviction_exceeded_time", 0)

@@ -3,8 +3,6 @@ package keycmd
 // OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP.
 
 import (
-	"sync/atomic"
-
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/command"
@@ -29,18 +27,10 @@ func registerKeysObject() {
 		}})
 }
 
-// lfuPolicy mirrors whether maxmemory-policy is an LFU one, which decides
-// whether OBJECT FREQ or OBJECT IDLETIME is answered.
-var lfuPolicy atomic.Bool
-
-// SetEvictionPolicy tells OBJECT FREQ/IDLETIME the current maxmemory-policy.
-func SetEvictionPolicy(policy string) {
-	lfuPolicy.Store(policy == "allkeys-lfu" || policy == "volatile-lfu")
-}
-
-// objectLookup finds OBJECT's key or replies null.
+// objectLookup finds OBJECT's key or replies null. It leaves the key's
+// access time and LFU counter alone, as Redis's LOOKUP_NOTOUCH.
 func objectLookup(c *engine.Call) *keyspace.Entry {
-	e := c.Lookup(c.Args[2])
+	e := c.LookupNoTouch(c.Args[2])
 	if e == nil {
 		c.W.Null()
 	}
@@ -58,7 +48,14 @@ func cmdObjectRefcount(c *engine.Call) {
 	if e == nil {
 		return
 	}
-	// Redis shares the integer objects 0..9999: their refcount reads INT_MAX.
+	// Redis shares the integer objects 0..9999 (their refcount reads
+	// INT_MAX), except under maxmemory with an LRU or LFU policy, where
+	// each key needs its own access metadata.
+	g := c.S.Group()
+	if p := g.Policy(); g.MaxMemory.Load() > 0 && (p.LRU() || p.LFU()) {
+		c.W.Int(1)
+		return
+	}
 	if e.Kind == keyspace.KindString && engine.IsIntEncoded(e.Str) {
 		if n, _ := engine.ParseInt(e.Str); n >= 0 && n < 10000 {
 			c.W.Int(2147483647)
@@ -73,12 +70,12 @@ func cmdObjectFreq(c *engine.Call) {
 	if e == nil {
 		return
 	}
-	if !lfuPolicy.Load() {
+	if !c.S.Group().Policy().LFU() {
 		c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. " +
 			"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.W.Int(0) // access frequency is not tracked yet
+	c.W.Int(int64(c.S.Group().LFUCounter(e, c.Now)))
 }
 
 func cmdObjectIdletime(c *engine.Call) {
@@ -86,12 +83,12 @@ func cmdObjectIdletime(c *engine.Call) {
 	if e == nil {
 		return
 	}
-	if lfuPolicy.Load() {
+	if c.S.Group().Policy().LFU() {
 		c.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. " +
 			"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.W.Int(0) // access time is not tracked yet
+	c.W.Int(engine.IdleMS(e, c.Now) / 1000)
 }
 
 var objectHelp = []string{

@@ -93,3 +93,9 @@ func (e *Entry) SetCharge(n int64) {
 
 // Key returns the entry's key.
 func (e *Entry) Key() string { return e.key }
+
+// Live reports whether e is still in a keyspace.
+func (e *Entry) Live() bool { return e.flags&flagLive != 0 }
+
+// Owner is the keyspace e was added to.
+func (e *Entry) Owner() *Keyspace { return e.ks }

@@ -220,6 +220,15 @@ func (ks *Keyspace) Random(r *rand.Rand) *Entry {
 	return ks.all[randIntN(r, len(ks.all))]
 }
 
+// RandomExpire returns a uniformly chosen entry among those with a TTL, or
+// nil if there is none.
+func (ks *Keyspace) RandomExpire(r *rand.Rand) *Entry {
+	if len(ks.exp) == 0 {
+		return nil
+	}
+	return ks.exp[randIntN(r, len(ks.exp))]
+}
+
 func randIntN(r *rand.Rand, n int) int {
 	if r == nil {
 		return rand.IntN(n)

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/engine"
-	"github.com/slotd/slotd/actors/engine/keycmd"
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/cmd/node/nodetest"
 	"github.com/slotd/slotd/slots"
@@ -292,10 +291,12 @@ func testKeysObject(t *testing.T, n *nodetest.Node) {
 		assert.Len(t, help, 15)
 		assert.Equal(t, "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", help[0])
 
-		keycmd.SetEvictionPolicy("allkeys-lfu")
-		assert.Equal(t, int64(0), rdb.ObjectFreq(keysCtx, "o").Val())
+		require.NoError(t, rdb.ConfigSet(keysCtx, "maxmemory-policy", "allkeys-lfu").Err())
+		require.NoError(t, rdb.Del(keysCtx, "o").Err())
+		require.NoError(t, rdb.Set(keysCtx, "o", "50000", 0).Err())
+		assert.Equal(t, int64(5), rdb.ObjectFreq(keysCtx, "o").Val()) // Redis's LFU_INIT_VAL, OBJECT does not count
 		assert.ErrorContains(t, rdb.ObjectIdleTime(keysCtx, "o").Err(), "ERR An LFU maxmemory policy is selected, idle time not tracked.")
-		keycmd.SetEvictionPolicy("noeviction")
+		require.NoError(t, rdb.ConfigSet(keysCtx, "maxmemory-policy", "noeviction").Err())
 	})
 }
 
