@@ -100,3 +100,13 @@ func cmdWatch(c *Call) {
 	}
 	c.W.OK()
 }
+
+// WatchRecords is the number of WATCH records the shard holds (a test
+// probe: records left behind by an UNWATCH, DISCARD or EXEC are leaks).
+func (s *Shard) WatchRecords() int {
+	n := 0
+	for _, recs := range s.watched {
+		n += len(recs)
+	}
+	return n
+}
