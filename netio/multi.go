@@ -10,10 +10,13 @@ import (
 
 // Transactions. Commands queued after MULTI are validated (and, in cluster
 // mode, routed) when queued, as Redis does; EXEC replays them into the
-// current read's group. Keyed commands of one transaction share one slot,
-// so they land contiguously in one shard batch and run in one actor turn:
-// atomic with respect to every other client. WATCH state is flagged by the
-// shards owning the watched keys and checked when the transaction starts.
+// current read's group. A transaction whose commands and WATCH records are
+// in one shard lands contiguously in one shard batch behind a marker and
+// runs in one actor turn: atomic with respect to every other client. One
+// that involves several shards (standalone: keys of any slots) starts a
+// group of its own with a marker in each involved shard and runs as a
+// joint step (execJoint). WATCH state is flagged by the shards owning the
+// watched keys and checked by the marker when the transaction starts.
 
 type queued struct {
 	spec *command.Spec
