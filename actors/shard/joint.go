@@ -52,30 +52,35 @@ func (g *Group) SendJoint(shards []int, bs []*batch.Batch) {
 	g.root.Send(g.actors[shards[0]].pid, jointTake{j: j})
 }
 
-// holdForJoint takes msg when the actor is part of a joint (or msg is a
-// joint's step); it reports whether it did.
-func (a *Actor) holdForJoint(msg any) bool {
+// holdWhileTaken keeps every message while the actor is part of a joint,
+// a MIGRATE's completion included (the joint's last shard may still be
+// ending this shard's turn), and replays them when it is handed back. It
+// reports whether it took msg.
+func (a *Actor) holdWhileTaken(msg any) bool {
 	js := &a.joint
-	switch m := msg.(type) {
-	case jointRelease:
-		js.taken = false
-		held := js.pending
-		js.pending = nil
-		for _, p := range held {
-			// A joint taken again meanwhile keeps the rest, in order.
-			a.handle(p)
-		}
-		return true
-	case jointTake:
-		if js.taken {
-			js.pending = append(js.pending, msg)
-			return true
-		}
-		a.takeJoint(m.j)
+	if !js.taken {
+		return false
+	}
+	if _, ok := msg.(jointRelease); !ok {
+		js.pending = append(js.pending, msg)
 		return true
 	}
-	if js.taken {
-		js.pending = append(js.pending, msg)
+	js.taken = false
+	held := js.pending
+	js.pending = nil
+	for _, p := range held {
+		// A joint taken again meanwhile keeps the rest, in order.
+		a.handle(p)
+	}
+	return true
+}
+
+// holdForJoint runs a joint's step; it reports whether msg was one. It
+// comes after the MIGRATE and script holds: a shard joins a joint only
+// between them.
+func (a *Actor) holdForJoint(msg any) bool {
+	if m, ok := msg.(jointTake); ok {
+		a.takeJoint(m.j)
 		return true
 	}
 	return false

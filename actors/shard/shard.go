@@ -68,7 +68,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 }
 
 func (a *Actor) handle(msg any) {
-	if !a.holdForMigrate(msg) && !a.holdForScript(msg) && !a.holdForJoint(msg) {
+	if !a.holdWhileTaken(msg) && !a.holdForMigrate(msg) && !a.holdForScript(msg) && !a.holdForJoint(msg) {
 		switch m := msg.(type) {
 		case *batch.Batch:
 			if !a.offloadScript(m) {
