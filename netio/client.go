@@ -25,7 +25,10 @@ type client struct {
 
 	parser resp.Parser
 	qbuf   []byte // unparsed bytes carried over between reads
-	out    []byte // flush scratch
+	// inDispatch is the pause stripe counter a read holds while it
+	// dispatches (nil otherwise; contain.go releases it after a panic).
+	inDispatch *atomic.Int32
+	out        []byte // flush scratch
 
 	queue          []*group // groups awaiting flush, oldest first
 	reads          uint64   // reads that carried commands (trace ids)

@@ -195,7 +195,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		g.local.Proto = cl.proto
 		mark := len(g.local.B)
 		t0 := time.Now()
-		loopHandlers[spec.ID](&x)
+		s.callLoop(loopHandlers[spec.ID], &x)
 		if !x.deferred && !x.noReply {
 			if len(g.local.B) > mark && g.local.B[mark] == '-' {
 				s.stats.errorReplies.Add(1)

@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,7 @@ type stats struct {
 	clients       atomic.Int64
 	errorReplies  atomic.Int64
 	unexpectedErr atomic.Int64
+	panics        atomic.Int64 // contained on the event loops (contain.go)
 }
 
 // Server is one node's client-facing server.
@@ -344,7 +346,16 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 
 // OnTraffic implements gnet.EventHandler: parse every complete command of
 // the read, dispatch, and flush what completed inline.
-func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
+func (s *Server) OnTraffic(c gnet.Conn) (action gnet.Action) {
+	defer func() {
+		if p := recover(); p != nil {
+			action = s.trafficPanicked(c, p, debug.Stack())
+		}
+	}()
+	return s.onTraffic(c)
+}
+
+func (s *Server) onTraffic(c gnet.Conn) gnet.Action {
 	cl := c.Context().(*client)
 	if cl.closing || cl.closed {
 		_, _ = c.Discard(-1)
@@ -368,6 +379,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	g := newGroup(cl, s.shards.N())
 	consumed := 0
 	inDispatch := s.enterDispatch(cl)
+	cl.inDispatch = inDispatch // released by trafficPanicked if a panic cuts this short
 	for consumed < len(buf) && !cl.closing && !cl.paused {
 		args, n, err := cl.parser.Parse(buf[consumed:])
 		if err != nil {
@@ -424,11 +436,13 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 		s.Log.Warn().Str("client", cl.addr).Int("qbuf", len(cl.qbuf)).Msg("closing client that reached max query buffer length")
 		cl.closed = true
 		inDispatch.Add(-1)
+		cl.inDispatch = nil
 		return gnet.Close
 	}
 	cl.qbufLen.Store(int64(len(cl.qbuf)))
 	if g.empty() {
 		inDispatch.Add(-1)
+		cl.inDispatch = nil
 		g.pending.Store(0)
 		g.release()
 		if cl.closing && len(cl.queue) == 0 {
@@ -440,6 +454,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	cl.queue = append(cl.queue, g)
 	sealed := g.seal(s)
 	inDispatch.Add(-1)
+	cl.inDispatch = nil
 	if sealed {
 		cl.flush()
 	}

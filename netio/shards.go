@@ -51,6 +51,8 @@ type Shards interface {
 	// evicted_keys).
 	Evicted() int64
 	ResetTotals()
+	// Panics is the number of panics contained in the shards.
+	Panics() int64
 	// TrackedKeys is the number of keys in the tracking tables; BcastClients
 	// counts the clients in BCAST mode.
 	TrackedKeys() int64

@@ -72,7 +72,9 @@ func (s *Shard) wake() {
 			s.rerun = bl
 			s.cur = bl.b
 			s.tick = s.group.mono()
-			s.runOne(bl.b, bl.cmd)
+			if !s.rerunSafe(bl) {
+				continue // it panicked: answered and finished (contain.go)
+			}
 			s.rerun = nil
 			if s.parked {
 				s.parked = false

@@ -194,7 +194,7 @@ func (s *Shard) ResumeMigrate(job *MigrateJob, now int64) bool {
 		s.wake()
 	}
 	s.cur = b
-	s.runFrom(b, w.next)
+	s.runSafe(b, w.next)
 	return true
 }
 

@@ -65,7 +65,10 @@ type replShard struct {
 	txMark   int  // where its records start in pending
 	txRec    int
 	txSlot   int
-	aofMark  int // pending[:aofMark] already went to the AOF (aofDirect)
+	// wrapMark and wrapRec are the last wrapStart's mark (a panicking
+	// script's wrap is closed from them, contain.go).
+	wrapMark, wrapRec int
+	aofMark           int // pending[:aofMark] already went to the AOF (aofDirect)
 	// db is the database the stream last SELECTed (-1: unknown to its
 	// readers), want the shard's current one.
 	db, want int
@@ -297,6 +300,7 @@ func (s *Shard) wrapStart() (mark, nrec int) {
 		return -1, 0
 	}
 	r.wrapping = true
+	r.wrapMark, r.wrapRec = len(r.pending), r.nrec
 	return len(r.pending), r.nrec
 }
 

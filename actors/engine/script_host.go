@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/rs/zerolog"
@@ -168,8 +168,11 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 	*c = Call{Args: args, W: w, Slot: slot, Now: s.now, S: s, Cmd: cmd}
 	mark := len(w.B)
 	if !h.exec(spec, c) {
+		// As a client command's panic (contain.go): the keys it declares
+		// are restated inside the script's wrapped records.
 		w.B = w.B[:mark]
-		w.Error(fmt.Sprintf("ERR internal error executing '%s'", spec.Name))
+		w.Error(errInternal(spec.Name))
+		s.restate(cmd)
 		return ""
 	}
 	if !write && spec.ReadOnly() && len(idx) > 0 {
@@ -198,7 +201,9 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 func (h *scriptHost) exec(spec *command.Spec, c *Call) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.s.log.Error().Str("command", spec.Name).Interface("panic", r).Msg("command called from script panicked")
+			h.s.Stats.Panics.Add(1)
+			h.s.log.Error().Str("command", spec.Name).Interface("panic", r).Str("stack", string(debug.Stack())).
+				Msg("command called from script panicked: contained, the script got an error")
 			ok = false
 		}
 	}()

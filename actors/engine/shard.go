@@ -23,9 +23,7 @@
 package engine
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +54,8 @@ type Stats struct {
 	Used atomic.Int64
 	// Evicted counts keys evicted for maxmemory (evict.go).
 	Evicted atomic.Int64
+	// Panics counts panics contained in this shard (contain.go).
+	Panics atomic.Int64
 }
 
 // Shard is one shard's data and execution state. Only its actor touches
@@ -95,6 +95,9 @@ type Shard struct {
 	trk     trackTable     // CLIENT TRACKING readers (tracking.go)
 	aof     AOF            // append-only log, nil when off (aof.go)
 	aofHeld []*batch.Batch // batches waiting for the turn's fsync
+	// finished is the last batch handed to finish (contain.go: a panic
+	// after that must not complete it twice).
+	finished *batch.Batch
 
 	// Replication (propagate*.go): the stream, and replica mode.
 	repl        replShard
@@ -165,7 +168,8 @@ func (s *Shard) flushCalls() {
 func (s *Shard) Run(b *batch.Batch, now int64) {
 	s.now = now
 	s.cur = b
-	s.runFrom(b, 0)
+	s.finished = nil
+	s.runSafe(b, 0)
 }
 
 // EndTurn closes a step of the shard's actor: the step's records go to the
@@ -321,6 +325,7 @@ func (s *Shard) liveKeys(slot int, args [][]byte, idx []int) uint64 {
 }
 
 func (s *Shard) finish(b *batch.Batch) {
+	s.finished = b
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
 	s.flushCalls() // before the replies go: INFO after a reply counts it
 	s.publishUsed()
@@ -348,16 +353,10 @@ func (c *Call) Signal(key []byte) {
 	c.S.signal(key)
 }
 
+// exec runs cmd's handler. It has no recover of its own: a panic unwinds
+// to the batch's guard (contain.go), so a command pays nothing for it.
 func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	mark := len(w.B)
-	defer func() {
-		if r := recover(); r != nil {
-			w.B = w.B[:mark]
-			s.log.Error().Str("command", cmd.Spec.Name).Interface("panic", r).
-				Str("stack", string(debug.Stack())).Msg("command panicked")
-			w.Error(fmt.Sprintf("ERR internal error executing '%s'", cmd.Spec.Name))
-		}
-	}()
 	if s.redirect(cmd, w) {
 		command.Rejected(s.group.CmdStats, cmd.Spec, w.B[mark:])
 		return

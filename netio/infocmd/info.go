@@ -305,6 +305,9 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 		t.str("instantaneous_input_repl_kbps", "0.00")
 		t.str("instantaneous_output_repl_kbps", "0.00")
 		t.int("rejected_connections", cs.RejectedConns)
+		// slotd's own: panics contained (a command answered with
+		// "ERR internal error", or a connection closed) since start.
+		t.int("contained_panics", s.Panics())
 		var full, pok, perr int64
 		if s.Repl != nil {
 			full, pok, perr = s.Repl.SyncStats()
