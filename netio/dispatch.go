@@ -86,6 +86,12 @@ func (s *Server) dispatch(cl *client, g *group, args [][]byte) bool {
 		cl.replies = saved // dispatched again later
 		return false
 	}
+	if spec := command.Lookup(args[0]); spec != nil && subscriptionVerb(spec.Name) {
+		// (Un)subscribe confirmations are pushes: Redis writes them
+		// whatever CLIENT REPLY says.
+		cl.replies.skip = false
+		return true
+	}
 	cl.replies.mute(g, n0)
 	return true
 }

@@ -491,6 +491,17 @@ func pubsubHelp(x *Ctx) {
 	})
 }
 
+// subscriptionVerb reports whether name is one of the (un)subscribe
+// commands, whose confirmations are pushes.
+func subscriptionVerb(name string) bool {
+	for k := range subVerb {
+		if name == subVerb[k] || name == unsubVerb[k] {
+			return true
+		}
+	}
+	return false
+}
+
 // subscribedModeAllowed: the commands a RESP2 client with subscriptions
 // may send.
 func subscribedModeAllowed(spec *command.Spec) bool {

@@ -69,8 +69,22 @@ func TestClientReplySameAsRedis(t *testing.T) {
 		{"CLIENT", "REPLY", "ON"}, {"RPUSH", "l", "x"}, {"CLIENT", "REPLY", "SKIP"}, {"BLPOP", "l", "0"},
 		{"PING"},
 	}
+	sameRepliesUntilPong(t, ref, n.Addr, cmds, 10)
+	// (Un)subscribe confirmations are pushes, written whatever CLIENT
+	// REPLY says.
+	sameRepliesUntilPong(t, ref, n.Addr, [][]string{
+		{"CLIENT", "REPLY", "OFF"}, {"SUBSCRIBE", "c1"}, {"PSUBSCRIBE", "p*"}, {"UNSUBSCRIBE", "c1"},
+		{"CLIENT", "REPLY", "SKIP"}, {"PUNSUBSCRIBE", "p*"}, {"GET", "a"}, {"CLIENT", "REPLY", "ON"}, {"PING"},
+	}, 6)
+}
+
+// sameRepliesUntilPong sends cmds (ending in PING) to redis-server at ref
+// and slotd at addr, in both protocols, and compares every reply up to
+// the PONG; Redis must send n.
+func sameRepliesUntilPong(t *testing.T, ref, addr string, cmds [][]string, n int) {
+	t.Helper()
 	for _, proto := range []int{2, 3} {
-		want, got := respDial(t, ref, proto), respDial(t, n.Addr, proto)
+		want, got := respDial(t, ref, proto), respDial(t, addr, proto)
 		// One command per write, as a client waiting for nothing sends them.
 		for _, c := range cmds {
 			want.Send(c...)
@@ -78,7 +92,7 @@ func TestClientReplySameAsRedis(t *testing.T) {
 		}
 		w := untilPong(want)
 		assert.Equal(t, w, untilPong(got), "RESP%d", proto)
-		assert.Len(t, w, 10, "the replies Redis sends")
+		assert.Len(t, w, n, "the replies Redis sends")
 	}
 }
 
