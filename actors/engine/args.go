@@ -217,32 +217,36 @@ func (c *Call) szStore(key []byte, kind keyspace.Kind, obj any) {
 }
 
 // storeSetResult stores a SINTERSTORE/SUNIONSTORE/SDIFFSTORE result and
-// replies with its size; an empty result deletes dst.
-func (c *Call) StoreSetResult(dst []byte, s *set.Set) {
+// replies with its size; an empty result deletes dst. event is the
+// command's keyspace event.
+func (c *Call) StoreSetResult(dst []byte, s *set.Set, event string) {
 	if s.Len() == 0 {
 		c.SzDeleteDst(dst)
 		c.W.Int(0)
 		return
 	}
-	c.SzStoreDst(dst, keyspace.KindSet, s)
+	c.SzStoreDst(dst, keyspace.KindSet, s, NotifySet, event)
 	c.W.Int(int64(s.Len()))
 }
 
 // szStoreDst is szStore for the destination of a STORE command: only the
 // destination counts as modified (for WATCH and blocked clients), not the
-// source keys that the command also names.
-func (c *Call) SzStoreDst(dst []byte, kind keyspace.Kind, obj any) {
+// source keys that the command also names. It fires event (of class) on
+// dst.
+func (c *Call) SzStoreDst(dst []byte, kind keyspace.Kind, obj any, class int64, event string) {
 	c.Unchanged()
 	c.szStore(dst, kind, obj)
 	c.Signal(dst)
+	c.Notify(class, event, dst)
 }
 
 // szDeleteDst deletes the destination of a STORE command whose result is
-// empty, signalling it only if it existed.
+// empty, signalling it (and firing 'del') only if it existed.
 func (c *Call) SzDeleteDst(dst []byte) {
 	c.Unchanged()
 	if c.Delete(dst) {
 		c.Signal(dst)
+		c.Notify(NotifyGeneric, "del", dst)
 	}
 }
 

@@ -29,7 +29,13 @@ func (c *Call) Unchanged() { c.unchanged = true }
 
 // Lookup returns the live entry for key, deleting it first if it has
 // expired (lazy expiry). It counts keyspace hits and misses.
-func (c *Call) Lookup(key []byte) *keyspace.Entry { return c.counted(c.peek(key)) }
+func (c *Call) Lookup(key []byte) *keyspace.Entry {
+	e := c.counted(c.peek(key))
+	if e == nil {
+		c.S.notify(NotifyKeyMiss, "keymiss", key)
+	}
+	return e
+}
 
 // counted counts a keyspace hit (e found) or miss and returns e.
 func (c *Call) counted(e *keyspace.Entry) *keyspace.Entry {
@@ -88,6 +94,7 @@ func (c *Call) find(key []byte) *keyspace.Entry {
 		c.S.removed(c.Slot)
 		c.S.Stats.Expired.Add(1)
 		c.S.propagateExpired(c.Slot, key)
+		c.S.notify(NotifyExpired, "expired", key)
 		return nil
 	}
 	return e
@@ -101,6 +108,9 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 	c.S.added(c.Slot)
 	c.S.created(e, c.Now)
 	c.S.dirty = append(c.S.dirty, e)
+	if c.Cmd != nil { // not an RDB load
+		c.S.notify(NotifyNew, "new", key)
+	}
 	return e
 }
 
@@ -111,6 +121,9 @@ func (c *Call) CreateString(key, val []byte) *keyspace.Entry {
 	c.S.added(c.Slot)
 	c.S.created(e, c.Now)
 	c.S.dirty = append(c.S.dirty, e)
+	if c.Cmd != nil {
+		c.S.notify(NotifyNew, "new", key)
+	}
 	return e
 }
 

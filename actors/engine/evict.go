@@ -374,8 +374,8 @@ func (s *Shard) evictEntry(e *keyspace.Entry, slot int) int64 {
 // keyEvicted is called once per evicted key, with its database current,
 // after it left the keyspace: it counts it (INFO evicted_keys), streams
 // the deletion as a DEL to replicas and the AOF, and tells WATCHers and
-// CLIENT TRACKING readers, as Redis's signalModifiedKey. This is the call
-// point for the keyspace notification of an eviction ('evicted').
+// CLIENT TRACKING readers, as Redis's signalModifiedKey, and fires the
+// 'evicted' keyspace event.
 func (s *Shard) keyEvicted(slot int, key []byte) {
 	s.Stats.Evicted.Add(1)
 	if s.Streaming() {
@@ -385,6 +385,7 @@ func (s *Shard) keyEvicted(slot int, key []byte) {
 	if s.trackingActive() {
 		s.trackInvalidate(key)
 	}
+	s.notify(NotifyEvicted, "evicted", key)
 }
 
 // evictBefore runs before a client command: under maxmemory it evicts

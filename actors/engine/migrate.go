@@ -208,6 +208,7 @@ func (s *Shard) finishMigrate(c *Call, job *MigrateJob) {
 			if s.Streaming() {
 				s.repl.record(c.Slot, [][]byte{CmdDEL, job.Keys[i]})
 			}
+			c.Notify(NotifyGeneric, "del", job.Keys[i])
 		}
 	}
 	if job.ErrMsg != "" {

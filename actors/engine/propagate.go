@@ -283,6 +283,7 @@ func (s *Shard) ReapExpired(slot int, ks *keyspace.Keyspace, e *keyspace.Entry) 
 		}
 		s.propagateExpired(slot, k)
 	}
+	s.notify(NotifyExpired, "expired", []byte(key))
 	return true
 }
 

@@ -125,6 +125,11 @@ type Shard struct {
 	// charged beside the entries.
 	spaceBytes int64
 	evictor    evictState // maxmemory (evict.go)
+
+	// notes are the keyspace events recorded since the last flushNotes,
+	// their keys in noteKeys (notify.go).
+	notes    []note
+	noteKeys []byte
 }
 
 // pendingCalls are one command's successful calls and their microseconds
@@ -179,6 +184,7 @@ func (s *Shard) Run(b *batch.Batch, now int64) {
 func (s *Shard) EndTurn() {
 	s.flushCalls()
 	s.publishUsed()
+	s.flushNotes()
 	if len(s.repl.pending) > 0 && !s.repl.wrapping {
 		s.publish()
 	}
@@ -329,6 +335,7 @@ func (s *Shard) finish(b *batch.Batch) {
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
 	s.flushCalls() // before the replies go: INFO after a reply counts it
 	s.publishUsed()
+	s.flushNotes() // the batch's keyspace events reach subscribers first, as in Redis
 	if s.holdBatch(b) {
 		return
 	}
@@ -518,6 +525,7 @@ func (s *Shard) ActiveExpire(now int64) {
 					s.removed(slot)
 					s.Stats.Expired.Add(1)
 					s.propagateExpired(slot, []byte(k))
+					s.notify(NotifyExpired, "expired", []byte(k))
 				}
 			}
 			if s.expireCursor != 0 {
@@ -594,6 +602,8 @@ type Group struct {
 	HLLSparseMaxBytes atomic.Int64
 	// Tracking is the CLIENT TRACKING hook-up (tracking.go).
 	Tracking Tracking
+	// Notify is the keyspace notifications hook-up (notify.go).
+	Notify Notifications
 
 	// ListMaxListpackSize and RDBCompression mirror list-max-listpack-size
 	// and rdbcompression, which shape DUMP payloads (dump.go).

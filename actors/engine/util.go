@@ -20,20 +20,28 @@ func (c *Call) OfKind(e *keyspace.Entry, kind keyspace.Kind) (*keyspace.Entry, b
 
 // removeMembers is SREM / ZREM / HDEL on an existing key: del removes each
 // of arguments 2.. (true when it was there), the key goes when size drops
-// to 0, and the reply is the number removed (none: no change).
-func (c *Call) RemoveMembers(key []byte, del func([]byte) bool, size func() int) {
+// to 0, and the reply is the number removed (none: no change). A removal
+// fires event (of class), then 'del' when the key went.
+func (c *Call) RemoveMembers(key []byte, class int64, event string, del func([]byte) bool, size func() int) {
 	var n int64
+	deleted := false
 	for _, m := range c.Args[2:] {
 		if del(m) {
 			n++
 			if size() == 0 {
 				c.Delete(key)
+				deleted = true
 				break
 			}
 		}
 	}
 	if n == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(class, event, key)
+		if deleted {
+			c.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(n)
 }

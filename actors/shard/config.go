@@ -31,4 +31,5 @@ func (g *Group) FollowConfig(cfg *config.Config) {
 	ignore := func(string) { g.ReplicaIgnoreMaxMemory.Store(cfg.Bool("replica-ignore-maxmemory")) }
 	ignore("")
 	cfg.OnChange("replica-ignore-maxmemory", ignore)
+	cfg.MirrorInt("notify-keyspace-events", &g.Notify.Flags)
 }

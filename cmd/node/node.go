@@ -142,6 +142,7 @@ func (n *Node) start() error {
 	n.Shards.SetRouting(n.Server.Table)
 	n.Shards.Tracking.Tracker = n.Server.Tracker()
 	n.Shards.Tracking.Publish = n.Server.PublishFromScript
+	n.Shards.Notify.Notifier = n.Server.KeyspaceNotifier()
 	n.Shards.CmdStats = n.Server.CmdStats()
 	n.Shards.SlowLog = n.Server.SlowLog()
 	n.Shards.Monitor = n.Server.FeedScriptMonitors

@@ -97,6 +97,7 @@ func cmdHSet(c *engine.Call) {
 			added++
 		}
 	}
+	c.Notify(engine.NotifyHash, "hset", c.Args[1])
 	if c.Cmd.Spec.Name == "hmset" {
 		c.W.OK()
 	} else {
@@ -115,6 +116,7 @@ func cmdHSetNX(c *engine.Call) {
 		return
 	}
 	h.Set(c.Args[2], c.Args[3], c.HashLimits())
+	c.Notify(engine.NotifyHash, "hset", c.Args[1])
 	c.W.Int(1)
 }
 
@@ -200,7 +202,7 @@ func cmdHDel(c *engine.Call) {
 		return
 	}
 	h := engine.HashOf(e)
-	c.RemoveMembers(key, h.Delete, h.Len)
+	c.RemoveMembers(key, engine.NotifyHash, "hdel", h.Delete, h.Len)
 }
 
 func cmdHExists(c *engine.Call) {
@@ -265,6 +267,7 @@ func cmdHIncrBy(c *engine.Call) {
 	cur += incr
 	var tmp [20]byte
 	h.SetString(c.Args[2], string(strconv.AppendInt(tmp[:0], cur, 10)), c.HashLimits())
+	c.Notify(engine.NotifyHash, "hincrby", c.Args[1])
 	c.W.Int(cur)
 }
 
@@ -298,6 +301,7 @@ func cmdHIncrByFloat(c *engine.Call) {
 	}
 	out := ld.AppendHuman(nil, sum)
 	h.SetString(c.Args[2], string(out), c.HashLimits())
+	c.Notify(engine.NotifyHash, "hincrbyfloat", c.Args[1])
 	c.W.Bulk(out)
 	if c.Replicating() {
 		c.Propagate(engine.CmdHSET, c.Args[1], c.Args[2], out)

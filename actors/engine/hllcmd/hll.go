@@ -92,6 +92,7 @@ func cmdPFAdd(c *engine.Call) {
 		return
 	}
 	hll.InvalidateCache(e.Str)
+	c.Notify(engine.NotifyString, "pfadd", key)
 	c.W.Int(1)
 }
 
@@ -186,6 +187,7 @@ func cmdPFMerge(c *engine.Call) {
 	}
 	hll.InvalidateCache(e.Str)
 	c.Signal(dest)
+	c.Notify(engine.NotifyString, "pfadd", dest)
 	c.W.OK()
 }
 

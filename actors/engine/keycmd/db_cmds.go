@@ -86,6 +86,8 @@ func cmdMove(c *engine.Call) {
 		}
 		c.Signal(key)
 	})
+	c.Notify(engine.NotifyGeneric, "move_from", key)
+	c.InDB(db, func() { c.Notify(engine.NotifyGeneric, "move_to", key) })
 	c.W.Int(1)
 }
 

@@ -55,6 +55,7 @@ func cmdDel(c *engine.Call) {
 	for _, k := range c.Args[1:] {
 		if c.Delete(k) {
 			n++
+			c.Notify(engine.NotifyGeneric, "del", k)
 		}
 	}
 	if n == 0 {
@@ -117,6 +118,8 @@ func cmdRename(c *engine.Call) {
 	if expire != 0 {
 		c.SetExpire(ne, expire)
 	}
+	c.Notify(engine.NotifyGeneric, "rename_from", src)
+	c.Notify(engine.NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -197,6 +200,7 @@ func cmdCopy(c *engine.Call) {
 			c.SetExpire(ne, expire)
 		}
 		c.Signal(dst)
+		c.Notify(engine.NotifyGeneric, "copy_to", dst)
 		copied = true
 	})
 	if !copied {

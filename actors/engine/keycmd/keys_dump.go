@@ -125,6 +125,7 @@ func cmdRestore(c *engine.Call) {
 			if c.Replicating() {
 				c.Propagate(engine.CmdDEL, key)
 			}
+			c.Notify(engine.NotifyGeneric, "del", key)
 		}
 		c.W.OK()
 		return
@@ -134,6 +135,7 @@ func cmdRestore(c *engine.Call) {
 	if ttl != 0 {
 		c.SetExpire(e, ttl)
 	}
+	c.Notify(engine.NotifyGeneric, "restore", key)
 	propagateRestore(c, key, ttl, payload, replace)
 	c.W.OK()
 }

@@ -117,8 +117,10 @@ func keysExpire(c *engine.Call, base int64, seconds bool, name string) {
 		if c.Replicating() {
 			c.Propagate(engine.CmdDEL, c.Args[1])
 		}
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 	} else {
 		c.SetExpire(e, when)
+		c.Notify(engine.NotifyGeneric, "expire", c.Args[1])
 		if c.Replicating() {
 			c.Propagate(engine.CmdPEXPIREAT, c.Args[1], strconv.AppendInt(nil, when, 10))
 		}
@@ -158,5 +160,6 @@ func cmdPersist(c *engine.Call) {
 		return
 	}
 	c.SetExpire(e, 0)
+	c.Notify(engine.NotifyGeneric, "persist", c.Args[1])
 	c.W.Int(1)
 }

@@ -99,11 +99,29 @@ func readableList(c *engine.Call, key []byte) (*keyspace.Entry, bool) {
 	return c.OfKind(c.Lookup(key), keyspace.KindList)
 }
 
-// deleteIfEmpty removes key when its list has no elements left.
+// deleteIfEmpty removes key when its list has no elements left (and fires
+// 'del', after the command's own event).
 func deleteIfEmpty(c *engine.Call, key []byte, l *list.List) {
 	if l.Len() == 0 {
 		c.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", key)
 	}
+}
+
+// popEvent is the event of a pop from end.
+func popEvent(end listEnd) string {
+	if end == listHead {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+// pushEvent is the event of a push to end.
+func pushEvent(end listEnd) string {
+	if end == listHead {
+		return "lpush"
+	}
+	return "rpush"
 }
 
 func cmdLPush(c *engine.Call)  { pushCommand(c, listHead, false) }
@@ -131,6 +149,7 @@ func pushCommand(c *engine.Call, end listEnd, onlyExisting bool) {
 	for _, v := range c.Args[2:] {
 		push(l, end, string(v))
 	}
+	c.Notify(engine.NotifyList, pushEvent(end), key)
 	c.W.Int(int64(l.Len()))
 }
 
@@ -178,6 +197,7 @@ func popCommand(c *engine.Call, end listEnd) {
 	} else {
 		popRange(c, l, end, count)
 	}
+	c.Notify(engine.NotifyList, popEvent(end), key)
 	deleteIfEmpty(c, key, l)
 }
 
@@ -287,6 +307,7 @@ func cmdLSet(c *engine.Call) {
 		c.W.Error("ERR index out of range")
 		return
 	}
+	c.Notify(engine.NotifyList, "lset", c.Args[1])
 	c.W.OK()
 }
 
@@ -329,6 +350,7 @@ func cmdLInsert(c *engine.Call) {
 		at++
 	}
 	l.Insert(at, string(c.Args[4]))
+	c.Notify(engine.NotifyList, "linsert", c.Args[1])
 	c.W.Int(int64(l.Len()))
 }
 
@@ -360,6 +382,8 @@ func cmdLRem(c *engine.Call) {
 	removed := l.Remove(string(c.Args[3]), limit, reverse)
 	if removed == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifyList, "lrem", key)
 	}
 	deleteIfEmpty(c, key, l)
 	c.W.Int(int64(removed))
@@ -387,6 +411,7 @@ func cmdLTrim(c *engine.Call) {
 	} else {
 		l.Trim(int(s), int(t))
 	}
+	c.Notify(engine.NotifyList, "ltrim", key)
 	deleteIfEmpty(c, key, l)
 	c.W.OK()
 }

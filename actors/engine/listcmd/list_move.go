@@ -112,6 +112,8 @@ func moveNow(c *engine.Call, src, dst []byte, from, to listEnd) bool {
 		dl = engine.ListOf(de)
 	}
 	push(dl, to, v)
+	c.Notify(engine.NotifyList, pushEvent(to), dst)
+	c.Notify(engine.NotifyList, popEvent(from), src)
 	deleteIfEmpty(c, src, sl)
 	c.W.BulkString(v)
 	if c.Replicating() {
@@ -165,6 +167,7 @@ func popFirstNonEmpty(c *engine.Call, keys [][]byte, end listEnd, count int64, s
 		} else {
 			popRange(c, l, end, count)
 		}
+		c.Notify(engine.NotifyList, popEvent(end), key)
 		deleteIfEmpty(c, key, l)
 		c.Signal(key)
 		if c.Replicating() {

@@ -76,6 +76,8 @@ func cmdSAdd(c *engine.Call) {
 	}
 	if added == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifySet, "sadd", key)
 	}
 	c.W.Int(added)
 }
@@ -91,7 +93,7 @@ func cmdSRem(c *engine.Call) {
 		c.W.Int(0)
 		return
 	}
-	c.RemoveMembers(key, s.Remove, s.Len)
+	c.RemoveMembers(key, engine.NotifySet, "srem", s.Remove, s.Len)
 }
 
 func cmdSIsMember(c *engine.Call) {
@@ -167,8 +169,10 @@ func cmdSMove(c *engine.Call) {
 		c.W.Int(0)
 		return
 	}
+	c.Notify(engine.NotifySet, "srem", srcKey)
 	if src.Len() == 0 {
 		c.Delete(srcKey)
+		c.Notify(engine.NotifyGeneric, "del", srcKey)
 	}
 	c.Signal(srcKey)
 	if dstE == nil {
@@ -177,6 +181,7 @@ func cmdSMove(c *engine.Call) {
 	}
 	if dst.Add(m, c.MaxIntset()) {
 		c.Signal(dstKey)
+		c.Notify(engine.NotifySet, "sadd", dstKey)
 	}
 	c.W.Int(1)
 }

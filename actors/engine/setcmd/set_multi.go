@@ -159,7 +159,7 @@ func setInter(c *engine.Call, keys [][]byte, dst []byte, cardOnly bool, limit in
 	case cardOnly:
 		c.W.Int(card)
 	case dst != nil:
-		c.StoreSetResult(dst, res)
+		c.StoreSetResult(dst, res, "sinterstore")
 	default:
 		writeMemberSet(c, out)
 	}
@@ -195,7 +195,11 @@ func setUnionDiff(c *engine.Call, keys [][]byte, dst []byte, diff bool) {
 		setDiffInto(c, res, sets, max)
 	}
 	if dst != nil {
-		c.StoreSetResult(dst, res)
+		event := "sunionstore"
+		if diff {
+			event = "sdiffstore"
+		}
+		c.StoreSetResult(dst, res, event)
 		return
 	}
 	c.W.Set(res.Len())

@@ -48,8 +48,10 @@ func cmdSPop(c *engine.Call) {
 	m := s.Random(c.S.Rand())
 	s.Remove([]byte(m))
 	c.W.BulkString(m)
+	c.Notify(engine.NotifySet, "spop", key)
 	if s.Len() == 0 {
 		c.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", key)
 	}
 	if c.Replicating() {
 		c.Propagate(engine.CmdSREM, key, []byte(m)) // the pick is random: replicas get the outcome
@@ -88,9 +90,12 @@ func spopCount(c *engine.Call, key []byte, n int64) {
 		if c.Replicating() {
 			c.Propagate(engine.CmdDEL, key)
 		}
+		c.Notify(engine.NotifySet, "spop", key)
+		c.Notify(engine.NotifyGeneric, "del", key)
 		return
 	}
 	c.W.Set(int(n))
+	c.Notify(engine.NotifySet, "spop", key)
 	remaining := size - n
 	// Replicas get SREM of the popped members.
 	var popped [][]byte

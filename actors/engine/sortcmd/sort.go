@@ -460,6 +460,7 @@ func store(c *engine.Call, dst []byte, vals []*string) {
 			if sc.Delete(dst) {
 				sc.Signal(dst)
 				sc.Propagate(engine.CmdDEL, dst)
+				sc.Notify(engine.NotifyGeneric, "del", dst)
 			} else {
 				sc.NoPropagate()
 			}
@@ -473,7 +474,7 @@ func store(c *engine.Call, dst []byte, vals []*string) {
 				lv.List.PushBack(*v)
 			}
 		}
-		sc.SzStoreDst(dst, keyspace.KindList, lv)
+		sc.SzStoreDst(dst, keyspace.KindList, lv, engine.NotifyList, "sortstore")
 		if sc.Replicating() {
 			sc.Propagate(engine.CmdDEL, dst)
 			push := make([][]byte, 0, len(vals)+2)

@@ -111,6 +111,8 @@ func cmdSetbit(c *engine.Call) {
 	}
 	if !grown && old == (on == 1) {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifyString, "setbit", c.Args[1])
 	}
 	if old {
 		c.W.Int(1)
@@ -397,6 +399,7 @@ func cmdBitop(c *engine.Call) {
 	if maxLen == 0 {
 		if c.Delete(dest) {
 			c.Signal(dest)
+			c.Notify(engine.NotifyGeneric, "del", dest)
 		}
 		c.W.Int(0)
 		return
@@ -415,6 +418,7 @@ func cmdBitop(c *engine.Call) {
 	}
 	e.Str = res
 	c.Signal(dest)
+	c.Notify(engine.NotifyString, "set", dest)
 	c.W.Int(int64(maxLen))
 }
 

@@ -193,6 +193,8 @@ func bitfield(c *engine.Call, readOnly bool) {
 	}
 	if changes == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifyString, "setbit", c.Args[1])
 	}
 }
 

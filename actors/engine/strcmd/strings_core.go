@@ -207,8 +207,10 @@ func setGeneric(c *engine.Call, flags, expIdx int, val []byte, cmd string, okRep
 		return
 	}
 	e = setString(c, key, e, val, flags&setKeepTTL != 0)
+	c.Notify(engine.NotifyString, "set", key)
 	if expIdx > 0 {
 		c.SetExpire(e, at)
+		c.Notify(engine.NotifyGeneric, "expire", key)
 	}
 	propagateSet(c, key, val, at, flags&setKeepTTL != 0)
 	if flags&setGet == 0 {
@@ -245,6 +247,7 @@ func cmdGetSet(c *engine.Call) {
 		return
 	}
 	setString(c, key, e, c.Args[2], false)
+	c.Notify(engine.NotifyString, "set", key)
 }
 
 func cmdGetDel(c *engine.Call) {
@@ -252,6 +255,7 @@ func cmdGetDel(c *engine.Call) {
 	e, ok := replyString(c, key)
 	if ok && e != nil {
 		c.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", key)
 	} else {
 		c.Unchanged()
 	}
@@ -289,16 +293,19 @@ func cmdGetEx(c *engine.Call) {
 		if c.Replicating() {
 			c.Propagate(engine.CmdDEL, key)
 		}
+		c.Notify(engine.NotifyGeneric, "del", key)
 	case expIdx > 0:
 		c.SetExpire(e, at)
 		if c.Replicating() {
 			c.Propagate(engine.CmdPEXPIREAT, key, strconv.AppendInt(nil, at, 10))
 		}
+		c.Notify(engine.NotifyGeneric, "expire", key)
 	case flags&setPersist != 0 && e.Expire != 0:
 		c.SetExpire(e, 0)
 		if c.Replicating() {
 			c.Propagate(engine.CmdPERSIST, key)
 		}
+		c.Notify(engine.NotifyGeneric, "persist", key)
 	default:
 		c.Unchanged()
 	}

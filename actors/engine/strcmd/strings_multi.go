@@ -79,5 +79,6 @@ func msetAll(c *engine.Call) {
 	for j := 1; j < len(c.Args); j += 2 {
 		k := c.Args[j]
 		setString(c, k, c.LookupWrite(k), c.Args[j+1], false)
+		c.Notify(engine.NotifyString, "set", k)
 	}
 }

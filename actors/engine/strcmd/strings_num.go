@@ -73,6 +73,7 @@ func incrBy(c *engine.Call, by int64) {
 	v += by
 	e = numberEntry(c, key, e)
 	e.Str = strconv.AppendInt(e.Str[:0], v, 10)
+	c.Notify(engine.NotifyString, "incrby", key)
 	c.W.Int(v)
 }
 
@@ -114,6 +115,7 @@ func cmdIncrByFloat(c *engine.Call) {
 	}
 	e = numberEntry(c, key, e)
 	e.Str = ld.AppendHuman(e.Str[:0], sum)
+	c.Notify(engine.NotifyString, "incrbyfloat", key)
 	c.W.Bulk(e.Str)
 	// Replicas store the result rather than redo the float arithmetic.
 	if c.Replicating() {

@@ -45,6 +45,7 @@ func cmdAppend(c *engine.Call) {
 	if e == nil {
 		e = c.Create(key, keyspace.KindString)
 		e.Str = append(make([]byte, 0, len(val)), val...)
+		c.Notify(engine.NotifyString, "append", key)
 		c.W.Int(int64(len(e.Str)))
 		return
 	}
@@ -56,6 +57,7 @@ func cmdAppend(c *engine.Call) {
 		return
 	}
 	e.Str = append(e.Str, val...)
+	c.Notify(engine.NotifyString, "append", key)
 	c.W.Int(int64(len(e.Str)))
 }
 
@@ -152,6 +154,7 @@ func cmdSetRange(c *engine.Call) {
 		e = c.Create(key, keyspace.KindString)
 		e.Str = make([]byte, int(off)+len(val))
 		copy(e.Str[off:], val)
+		c.Notify(engine.NotifyString, "setrange", key)
 		c.W.Int(int64(len(e.Str)))
 		return
 	}
@@ -173,5 +176,6 @@ func cmdSetRange(c *engine.Call) {
 		clear(e.Str[old:]) // capacity beyond len may hold stale bytes
 	}
 	copy(e.Str[off:], val)
+	c.Notify(engine.NotifyString, "setrange", key)
 	c.W.Int(int64(len(e.Str)))
 }

@@ -330,8 +330,9 @@ func cmdXAdd(c *engine.Call) {
 	var buf [48]byte
 	idText := added.Append(buf[:0])
 	c.W.Bulk(idText)
-	if o.Strategy != stream.TrimNone {
-		s.Trim(o.TrimArgs)
+	c.Notify(engine.NotifyStream, "xadd", key)
+	if o.Strategy != stream.TrimNone && s.Trim(o.TrimArgs) > 0 {
+		c.Notify(engine.NotifyStream, "xtrim", key)
 	}
 	if c.Replicating() {
 		out := c.Args
@@ -365,8 +366,11 @@ func cmdXTrim(c *engine.Call) {
 	n := s.Trim(o.TrimArgs)
 	if n == 0 {
 		c.Unchanged()
-	} else if c.Replicating() && o.Approx {
-		c.Propagate(trimmedArgs(c.Args, &o, s)...)
+	} else {
+		c.Notify(engine.NotifyStream, "xtrim", c.Args[1])
+		if c.Replicating() && o.Approx {
+			c.Propagate(trimmedArgs(c.Args, &o, s)...)
+		}
 	}
 	c.W.Int(n)
 }
@@ -392,6 +396,8 @@ func cmdXDel(c *engine.Call) {
 	n := s.DeleteIDs(ids)
 	if n == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifyStream, "xdel", c.Args[1])
 	}
 	c.W.Int(int64(n))
 }
@@ -514,5 +520,6 @@ func cmdXSetID(c *engine.Call) {
 		s.MaxDeletedID = maxDel
 	}
 	quietWrite(c)
+	c.Notify(engine.NotifyStream, "xsetid", c.Args[1])
 	c.W.OK()
 }

@@ -168,6 +168,7 @@ func cmdXGroup(c *engine.Call) {
 		if !created {
 			quietWrite(c)
 		}
+		c.Notify(engine.NotifyStream, "xgroup-create", key)
 		c.W.OK()
 	case setid && (n == 5 || n == 7):
 		var id stream.ID
@@ -178,6 +179,7 @@ func cmdXGroup(c *engine.Call) {
 		}
 		g.LastID, g.EntriesRead = id, entriesRead
 		quietWrite(c)
+		c.Notify(engine.NotifyStream, "xgroup-setid", key)
 		c.W.OK()
 	case engine.EqFold(op, "destroy") && n == 4:
 		if g == nil || !s.DestroyGroup(name) {
@@ -186,6 +188,7 @@ func cmdXGroup(c *engine.Call) {
 			return
 		}
 		quietWrite(c)
+		c.Notify(engine.NotifyStream, "xgroup-destroy", key)
 		c.S.SignalBlocked(key) // group readers blocked on it fail with NOGROUP
 		c.W.Int(1)
 	case engine.EqFold(op, "createconsumer") && n == 5:
@@ -195,6 +198,7 @@ func cmdXGroup(c *engine.Call) {
 			return
 		}
 		quietWrite(c)
+		c.Notify(engine.NotifyStream, "xgroup-createconsumer", key)
 		c.W.Int(1)
 	case engine.EqFold(op, "delconsumer") && n == 5:
 		cons := g.Consumer(c.Args[4])
@@ -205,6 +209,7 @@ func cmdXGroup(c *engine.Call) {
 		}
 		quietWrite(c)
 		c.W.Int(int64(g.DeleteConsumer(cons)))
+		c.Notify(engine.NotifyStream, "xgroup-delconsumer", key)
 	default:
 		subcommandError(c)
 	}
@@ -387,14 +392,16 @@ func streamGroupOrError(c *engine.Call) (*stream.Stream, *stream.Group, bool) {
 	return s, g, true
 }
 
-// consumerFor finds or creates the named consumer, refreshing its seen
-// time.
+// consumerFor finds or creates the named consumer of the command's stream
+// (argument 1), refreshing its seen time.
 func consumerFor(c *engine.Call, g *stream.Group, name []byte) *stream.Consumer {
 	if cons := g.Consumer(name); cons != nil {
 		cons.SeenTime = c.Now
 		return cons
 	}
-	return g.CreateConsumer(name, c.Now)
+	cons := g.CreateConsumer(name, c.Now)
+	c.Notify(engine.NotifyStream, "xgroup-createconsumer", c.Args[1])
+	return cons
 }
 
 func cmdXClaim(c *engine.Call) {

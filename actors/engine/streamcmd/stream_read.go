@@ -340,6 +340,7 @@ func serveGroup(c *engine.Call, s *stream.Stream, g *stream.Group, key []byte, a
 		cons.SeenTime = c.Now
 	} else {
 		cons = g.CreateConsumer(a.cons, c.Now)
+		c.Notify(engine.NotifyStream, "xgroup-createconsumer", key)
 		if a.noack && c.Replicating() {
 			recs = append(recs, [][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), key, a.group, a.cons})
 		}

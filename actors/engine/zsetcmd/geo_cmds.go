@@ -469,7 +469,11 @@ func geoSearch(c *engine.Call, src int, flags int) {
 		res.AddString(h.member, score)
 		maxLen = max(maxLen, len(h.member))
 	}
-	zsetStoreResult(c, storeKey, res, maxLen)
+	event := "georadiusstore"
+	if search {
+		event = "geosearchstore"
+	}
+	zsetStoreResult(c, storeKey, res, maxLen, event)
 }
 
 // geoRadiusArgs parses "<radius> <unit>".

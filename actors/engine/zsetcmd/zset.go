@@ -67,7 +67,7 @@ func zsetCompactOK(c *engine.Call, n, maxLen int) bool {
 // zsetStoreResult stores a computed result (built uncompacted) in dst and
 // replies with its size; an empty result deletes dst. Like Redis it is
 // turned into a listpack when small enough.
-func zsetStoreResult(c *engine.Call, dst []byte, z *zset.ZSet, maxLen int) {
+func zsetStoreResult(c *engine.Call, dst []byte, z *zset.ZSet, maxLen int, event string) {
 	if z.Len() == 0 {
 		c.SzDeleteDst(dst)
 		c.W.Int(0)
@@ -76,7 +76,7 @@ func zsetStoreResult(c *engine.Call, dst []byte, z *zset.ZSet, maxLen int) {
 	if zsetCompactOK(c, z.Len(), maxLen) {
 		z.MakeCompact()
 	}
-	c.SzStoreDst(dst, keyspace.KindZSet, z)
+	c.SzStoreDst(dst, keyspace.KindZSet, z, engine.NotifyZSet, event)
 	c.W.Int(int64(z.Len()))
 }
 

@@ -128,8 +128,13 @@ parsed:
 	var added, updated, processed int64
 	var score float64
 	defer func() {
-		if added+updated == 0 {
+		switch {
+		case added+updated == 0:
 			c.Unchanged()
+		case incr:
+			c.Notify(engine.NotifyZSet, "zincr", key)
+		default:
+			c.Notify(engine.NotifyZSet, "zadd", key)
 		}
 	}()
 	if e == nil && !xx {
@@ -213,7 +218,7 @@ func cmdZRem(c *engine.Call) {
 		c.W.Int(0)
 		return
 	}
-	c.RemoveMembers(key, z.Delete, z.Len)
+	c.RemoveMembers(key, engine.NotifyZSet, "zrem", z.Delete, z.Len)
 }
 
 func cmdZScore(c *engine.Call) {
@@ -384,6 +389,12 @@ func zremrange(c *engine.Call, kind int) {
 	}
 	if removed == 0 {
 		c.Unchanged()
+	} else {
+		c.Notify(engine.NotifyZSet, [...]string{zrangeRank: "zremrangebyrank", zrangeScore: "zremrangebyscore",
+			zrangeLex: "zremrangebylex"}[kind], key)
+		if z.Len() == 0 {
+			c.Notify(engine.NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(int64(removed))
 }

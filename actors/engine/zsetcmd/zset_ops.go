@@ -324,7 +324,7 @@ done:
 	case cardOnly:
 		c.W.Int(card)
 	case dst != nil:
-		zsetStoreResult(c, dst, res, maxLen)
+		zsetStoreResult(c, dst, res, maxLen, [...]string{zopUnion: "zunionstore", zopInter: "zinterstore", zopDiff: "zdiffstore"}[op])
 	default:
 		writeScoredHeader(c, res.Len(), ws)
 		pairs := c.W.Proto >= 3

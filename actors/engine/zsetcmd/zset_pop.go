@@ -103,8 +103,12 @@ func zpopFrom(c *engine.Call, key []byte, z *zset.ZSet, max bool, count int64, s
 		c.W.BulkString(x.Member())
 		writeScore(c, x.Score())
 	}
+	if n > 0 {
+		c.Notify(engine.NotifyZSet, [2]string{"zpopmin", "zpopmax"}[b2i(max)], key)
+	}
 	if z.Len() == 0 {
 		c.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", key)
 	}
 	// Replicas pop from the key that served, never blocking (BZPOPMIN,
 	// ZMPOP, BZMPOP).
@@ -115,6 +119,14 @@ func zpopFrom(c *engine.Call, key []byte, z *zset.ZSet, max bool, count int64, s
 	if c.Replicating() {
 		c.PropagateStrings(verb, string(key), strconv.FormatInt(n, 10))
 	}
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cmdZPopMin(c *engine.Call) { zpopMinMax(c, false) }

@@ -142,7 +142,7 @@ func zrangeStore(c *engine.Call, dst []byte, nodes []*zset.Node, sizeHint int) {
 	for _, n := range nodes {
 		zsetAdd(c, z, []byte(n.Member()), n.Score(), 0)
 	}
-	c.SzStoreDst(dst, keyspace.KindZSet, z)
+	c.SzStoreDst(dst, keyspace.KindZSet, z, engine.NotifyZSet, "zrangestore")
 	c.W.Int(int64(z.Len()))
 }
 
