@@ -245,6 +245,7 @@ func (s *Server) Serve(addrs ...string) error {
 	}
 	s.addr = addrs[0]
 	s.serving.Store(true)
+	go s.memCron()
 	var err error
 	if len(addrs) == 1 {
 		err = gnet.Run(s, addrs[0], opts...)
@@ -338,6 +339,10 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	s.clientMu.Lock()
 	delete(s.clients, cl.id)
 	s.clientMu.Unlock()
+	if held := cl.qbufLen.Load() + cl.outputMemory(); held > 0 {
+		// maxmemory stops counting its buffers now, not at the next memCron.
+		s.shards.SetMemOverhead(max(s.shards.MemOverhead()-held, 0))
+	}
 	// Groups still pending in actors keep their memory until done; they are
 	// not returned to the pools since an actor may still write to them.
 	cl.queue = nil

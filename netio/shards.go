@@ -47,6 +47,10 @@ type Shards interface {
 	// UsedMemory is the dataset's byte charge over every shard (INFO
 	// used_memory_dataset, maxmemory).
 	UsedMemory() int64
+	// MemOverhead and SetMemOverhead are the bytes outside the dataset that
+	// maxmemory counts (the clients' buffers).
+	MemOverhead() int64
+	SetMemOverhead(n int64)
 	// Evicted is the number of keys evicted for maxmemory (INFO
 	// evicted_keys).
 	Evicted() int64

@@ -81,6 +81,40 @@ func (s *Server) ResetStats() {
 
 // ---- memory
 
+// clientMemory is what the clients' query and output buffers hold.
+func (s *Server) clientMemory() int64 {
+	var n int64
+	for _, cl := range s.clientsSnapshot() {
+		n += max(cl.qbufLen.Load()+cl.outputMemory(), 0)
+	}
+	return n
+}
+
+// memCron tells the shards, every 100 ms while the server runs, what the
+// clients' buffers hold: maxmemory counts it beside the dataset, as Redis
+// counts client buffers in used_memory.
+func (s *Server) memCron() {
+	s.every(100*time.Millisecond, func() {
+		if n := s.clientMemory(); n != s.shards.MemOverhead() {
+			s.shards.SetMemOverhead(n)
+		}
+	})
+}
+
+// every calls fn every d until the server stops.
+func (s *Server) every(d time.Duration, fn func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopped:
+			return
+		case <-t.C:
+			fn()
+		}
+	}
+}
+
 type memSample struct {
 	heap  uint64 // bytes in live and not yet swept heap objects
 	total uint64 // bytes mapped by the Go runtime
@@ -157,18 +191,7 @@ func (s *Server) sample() {
 func (s *Server) startSampler() {
 	s.ext.instOnce.Do(func() {
 		s.sample()
-		go func() {
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-s.stopped:
-					return
-				case <-t.C:
-					s.sample()
-				}
-			}
-		}()
+		go s.every(100*time.Millisecond, s.sample)
 	})
 }
 
@@ -202,9 +225,7 @@ func (s *Server) Memory() MemSample {
 	m := s.memory()
 	out := MemSample{Heap: m.heap, Total: m.total, RSS: m.rss}
 	out.Dataset = uint64(max(s.shards.UsedMemory(), 0))
-	for _, cl := range s.clientsSnapshot() {
-		out.Clients += uint64(max(cl.qbufLen.Load()+cl.outputMemory(), 0))
-	}
+	out.Clients = uint64(s.clientMemory())
 	out.Used = out.Dataset + out.Clients
 	for {
 		p := s.ext.memPeak.Load()

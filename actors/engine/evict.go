@@ -183,7 +183,7 @@ func (s *Shard) memOver() int64 {
 	if limit <= 0 {
 		return math.MinInt64
 	}
-	used := s.Used()
+	used := s.Used() + s.group.overhead.Load()
 	for _, o := range s.group.shards {
 		if o != s {
 			used += o.Stats.Used.Load()
@@ -191,6 +191,13 @@ func (s *Shard) memOver() int64 {
 	}
 	return used - limit
 }
+
+// MemOverhead is what maxmemory counts beside the dataset: the clients'
+// buffers, as the server last set them (SetMemOverhead).
+func (g *Group) MemOverhead() int64 { return g.overhead.Load() }
+
+// SetMemOverhead sets MemOverhead.
+func (g *Group) SetMemOverhead(n int64) { g.overhead.Store(n) }
 
 // evictionTimeLimit is the ns one call may spend evicting, from
 // maxmemory-eviction-tenacity (Redis's evictionTimeLimitUs); -1: none.

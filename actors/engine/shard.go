@@ -619,6 +619,7 @@ type Group struct {
 	MaxMemory, MaxMemorySamples, EvictionTenacity, LFULogFactor, LFUDecayTime atomic.Int64
 	ReplicaIgnoreMaxMemory                                                    atomic.Bool
 	policy                                                                    atomic.Int32 // maxmemory-policy (Policy)
+	overhead                                                                  atomic.Int64 // MemOverhead
 
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
