@@ -104,24 +104,41 @@ var goClassSizes = [...]int64{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160,
 	10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
 
 // goClass is the bytes the Go allocator spends on an n-byte object: its
-// size class, or whole 8 KiB pages past 32 KiB.
+// size class, or whole 8 KiB pages past 32 KiB. Every class up to 1024 bytes
+// is a multiple of 8 and every larger one a multiple of 128, so two tables
+// indexed by the size rounded up to those steps answer at once (writes
+// charge a key and a value per command).
 func goClass(n int64) int64 {
 	switch {
 	case n <= 0:
 		return 0
-	case n > 32768:
-		return (n + 8191) &^ 8191
+	case n <= 1024:
+		return int64(goClassBy8[(n+7)>>3])
+	case n <= 32768:
+		return int64(goClassBy128[(n-1024+127)>>7])
 	}
-	lo, hi := 0, len(goClassSizes)-1
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if goClassSizes[mid] < n {
-			lo = mid + 1
-		} else {
-			hi = mid
+	return (n + 8191) &^ 8191
+}
+
+var goClassBy8, goClassBy128 = goClassTables()
+
+// goClassTables fills goClass's tables from goClassSizes.
+func goClassTables() (by8 [1024/8 + 1]uint16, by128 [(32768-1024)/128 + 1]uint16) {
+	class := func(n int64) uint16 {
+		for _, c := range goClassSizes {
+			if c >= n {
+				return uint16(c)
+			}
 		}
+		panic("goClassTables: no class")
 	}
-	return goClassSizes[lo]
+	for i := 1; i < len(by8); i++ {
+		by8[i] = class(int64(i) * 8)
+	}
+	for i := range by128 {
+		by128[i] = class(1024 + int64(i)*128)
+	}
+	return
 }
 
 // touch notes that a write command reached e, to charge it again once the
