@@ -66,8 +66,10 @@ func moduleUnload(x *Ctx) {
 	x.W.Error("ERR Error unloading module: no such module with that name")
 }
 
-// protectedAllowed applies an enable-*-command directive (no, yes, local)
-// as Redis does for protected commands.
+// ProtectedAllowed applies an enable-* directive (no, yes, local) as Redis
+// does for protected commands and configs: local allows loopback clients.
+func (x *Ctx) ProtectedAllowed(directive string) bool { return x.protectedAllowed(directive) }
+
 func (x *Ctx) protectedAllowed(directive string) bool {
 	switch x.S.Cfg.String(directive) {
 	case "yes":

@@ -294,7 +294,14 @@ func (c *Config) Get(patterns ...string) [][2]string {
 //	ERR CONFIG SET failed (possibly related to argument '<name>') - <reason>
 //
 // where reason is e.g. "argument couldn't be parsed into an integer".
-func (c *Config) Set(pairs ...[2]string) error {
+// Set may change protected directives (dir, dbfilename); the CONFIG SET of
+// a client goes through SetFrom.
+func (c *Config) Set(pairs ...[2]string) error { return c.SetFrom(true, pairs...) }
+
+// SetFrom is Set for a client that enable-protected-configs allows to
+// change protected directives or not (then Redis 7's "ERR CONFIG SET failed
+// (possibly related to argument '<name>') - can't set protected config").
+func (c *Config) SetFrom(allowProtected bool, pairs ...[2]string) error {
 	if len(pairs) == 0 {
 		return errors.New("ERR wrong number of arguments for 'config|set' command")
 	}
@@ -315,6 +322,9 @@ func (c *Config) Set(pairs ...[2]string) error {
 		}
 		if d.has(immutable) {
 			return setFailed(p[0], "can't set immutable config")
+		}
+		if d.has(protected) && !allowProtected {
+			return setFailed(p[0], "can't set protected config")
 		}
 		for j := 0; j < i; j++ {
 			if items[j].d == d {

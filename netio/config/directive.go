@@ -36,6 +36,10 @@ const (
 	// hidden directives (Redis's test knobs) answer CONFIG GET only when
 	// named exactly, never a glob pattern.
 	hidden
+	// protected directives (dir, dbfilename: where saves write files) are
+	// changed by CONFIG SET only where enable-protected-configs allows it
+	// (SetFrom).
+	protected
 )
 
 // value is one directive's current value.

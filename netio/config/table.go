@@ -23,7 +23,7 @@ func directives() []*directive {
 	hz := intD("hz", "10", 0, intMax, 0)
 	hz.clamp = clampHz
 
-	dir := specialD("dir", "", 0, parseDir)
+	dir := specialD("dir", "", protected, parseDir)
 	dir.apply = applyDir
 
 	ds := []*directive{
@@ -57,7 +57,7 @@ func directives() []*directive {
 
 		// persistence
 		specialD("save", "3600 1 300 100 60 10000", multi, parseSave),
-		strD("dbfilename", "dump.rdb", 0, checkDBFilename),
+		strD("dbfilename", "dump.rdb", protected, checkDBFilename),
 		dir,
 		boolD("appendonly", "no", 0),
 		boolD("stop-writes-on-bgsave-error", "yes", 0),
@@ -211,9 +211,9 @@ func compatDirectives() []*directive {
 		strD("unixsocket", "", c|immutable, nil),
 		strD("ignore-warnings", "", c, nil),
 		enumD("sanitize-dump-payload", "no", []string{"no", "yes", "clients"}, c),
-		enumD("enable-protected-configs", "no", []string{"no", "yes", "local"}, c|immutable),
-		enumD("enable-debug-command", "no", []string{"no", "yes", "local"}, c|immutable),
-		enumD("enable-module-command", "no", []string{"no", "yes", "local"}, c|immutable),
+		enumD("enable-protected-configs", "no", []string{"no", "yes", "local"}, immutable),
+		enumD("enable-debug-command", "no", []string{"no", "yes", "local"}, immutable),
+		enumD("enable-module-command", "no", []string{"no", "yes", "local"}, immutable),
 		boolD("aof-disable-auto-gc", "no", c),
 		boolD("replica-ignore-disk-write-errors", "no", c),
 		boolD("io-threads-do-reads", "no", c|immutable),

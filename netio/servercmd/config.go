@@ -56,7 +56,7 @@ func configSet(x *netio.Ctx) {
 	for i := 2; i+1 < len(x.Args); i += 2 {
 		pairs = append(pairs, [2]string{string(x.Args[i]), string(x.Args[i+1])})
 	}
-	if err := x.S.Cfg.Set(pairs...); err != nil {
+	if err := x.S.Cfg.SetFrom(x.ProtectedAllowed("enable-protected-configs"), pairs...); err != nil {
 		x.W.Error(err.Error())
 		return
 	}
