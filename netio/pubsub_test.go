@@ -183,6 +183,9 @@ func TestShardPubSubClusterSlots(t *testing.T) {
 	admin := n.Client(t, 2)
 	// "a" is in slot 15495, "b" in 3300, "{a}x" shares a's slot.
 	require.NoError(t, admin.ClusterAddSlotsRange(ctx, 15000, 16000).Err())
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(admin.ClusterInfo(ctx).Val(), "cluster_state:ok")
+	}, "cluster_state:ok after ADDSLOTSRANGE")
 	w := dialWire(t, n.Addr)
 	require.Equal(t, "-CLUSTERDOWN Hash slot not served\r\n", w.do("SSUBSCRIBE", "b"))
 	require.Equal(t, "-CROSSSLOT Keys in request don't hash to the same slot\r\n", w.do("SSUBSCRIBE", "a", "b"))
