@@ -119,14 +119,6 @@ func debugSleep(x *Ctx) {
 		d = time.Duration(secs * float64(time.Second))
 	}
 	x.S.PauseFor(d)
-	if x.InTx {
-		// Inside EXEC the commands queued after it must run after the
-		// sleep, as they do in Redis, whose whole server sleeps: this
-		// loop sleeps (the pause holds every other client meanwhile).
-		time.Sleep(d)
-		x.W.OK()
-		return
-	}
 	x.Defer(func(def *Deferred) {
 		time.AfterFunc(d, func() {
 			def.W.OK()

@@ -3,7 +3,6 @@ package netio_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -133,24 +132,4 @@ func TestPipelineOrderAroundScriptCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{int64(1)}, exists.Val())
 	require.Equal(t, "x", get.Val())
-}
-
-// Commands queued after DEBUG SLEEP run after the sleep, as in Redis where
-// the whole server sleeps: TIME inside the transaction reads a clock at
-// least the sleep later than before MULTI.
-func TestDebugSleepInsideExecDelaysLaterCommands(t *testing.T) {
-	n := nodetest.Start(t, "enable-debug-command", "yes")
-	ctx := context.Background()
-	c := n.Client(t, 2)
-	before, err := c.Time(ctx).Result()
-	require.NoError(t, err)
-	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Do(ctx, "DEBUG", "SLEEP", "0.5")
-		p.Time(ctx)
-		return nil
-	})
-	require.NoError(t, err)
-	require.Equal(t, "OK", cmds[0].(*redis.Cmd).Val())
-	after := cmds[1].(*redis.TimeCmd).Val()
-	require.GreaterOrEqual(t, after.Sub(before), 500*time.Millisecond, "TIME ran before the sleep ended")
 }
