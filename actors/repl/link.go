@@ -150,11 +150,17 @@ func (l *link) run() {
 		if time.Since(start) > 5*time.Second {
 			backoff = 50 * time.Millisecond // the session worked for a while
 		}
-		// A node frozen by DEBUG SLEEP reconnects once it wakes, as a
-		// sleeping redis-server does nothing meanwhile.
+		// A node frozen by DEBUG SLEEP reconnects after it wakes, as a
+		// sleeping redis-server does nothing meanwhile and reconnects
+		// from its replication cron: the replies it owes when it wakes
+		// (the EXEC that slept) go out first.
+		wait := backoff
+		if p := l.m.srv.PausedFor(); p > 0 {
+			wait = p + backoff
+		}
 		select {
 		case <-l.stopc:
-		case <-time.After(max(backoff, l.m.srv.PausedFor())):
+		case <-time.After(wait):
 		}
 		backoff = min(backoff*2, time.Second)
 	}
