@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,18 +181,12 @@ func callgrindTotal(path string) (int64, error) {
 
 // shutdownNoSave sends SHUTDOWN NOSAVE and waits for the connection to close.
 func shutdownNoSave(port int) error {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 10*time.Second)
-	if err != nil {
+	line, err := request(port, "*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n", 2*time.Minute)
+	switch {
+	case errors.Is(err, errNoReply):
+		return nil // closed: the server is exiting
+	case err != nil:
 		return err
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Minute))
-	if _, err := c.Write([]byte("*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err == nil {
-		return fmt.Errorf("replied %q", strings.TrimSpace(line))
-	}
-	return nil // closed: the server is exiting
+	return fmt.Errorf("replied %q", line)
 }

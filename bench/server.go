@@ -116,24 +116,38 @@ func (s *server) stop() {
 func (s *server) cpuTime() (time.Duration, error) { return benchkit.ProcCPU(s.pid()) }
 
 func ping(port int) error {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	line, err := request(port, "*1\r\n$4\r\nPING\r\n", time.Second)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(line) != "+PONG" {
-		return fmt.Errorf("PING replied %q", strings.TrimSpace(line))
+	if line != "+PONG" {
+		return fmt.Errorf("PING replied %q", line)
 	}
 	return nil
 }
+
+// request sends one raw RESP request to 127.0.0.1:port and returns the
+// first line of the reply, trimmed; timeout bounds the dial and the
+// exchange each.
+func request(port int, req string, timeout time.Duration) (string, error) {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), timeout)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write([]byte(req)); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errNoReply, err)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+// errNoReply: the request went out but no reply line came back.
+var errNoReply = errors.New("no reply")
 
 // tail returns the last lines of a log file.
 func tail(path string) string { return benchkit.Tail(path, 20) }
