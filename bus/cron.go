@@ -36,7 +36,7 @@ func (s *State) Tick(now int64) {
 	s.iteration++
 	s.updateMyselfFlags()
 	timeout := s.nodeTimeout()
-	handshakeTimeout := max(timeout, 1000)
+	handshakeTimeout := s.handshakeTimeout()
 
 	// Iterate over a copy: nodes may be deleted on the way.
 	nodes := append([]*Node(nil), s.sorted...)
@@ -110,3 +110,8 @@ func (s *State) Tick(now int64) {
 	// The minority rule (quorum.go) and the rejoin delay are timed.
 	s.updateState()
 }
+
+// handshakeTimeout is how long a handshake may take (and how long a known
+// node may go without connecting back before it is met again): the node
+// timeout, at least a second, as in Redis.
+func (s *State) handshakeTimeout() int64 { return max(s.nodeTimeout(), 1000) }

@@ -240,7 +240,7 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 // learn us and then gossip back ids that no longer exist. The MEET is sent
 // once per handshake timeout, not remembered for later connections.
 func (s *State) meetIfForgotten(now int64, lk *link, n *Node) {
-	timeout := max(s.nodeTimeout(), 1000)
+	timeout := s.handshakeTimeout()
 	if n.Flags&(FlagHandshake|FlagNoAddr) != 0 || n.inLink != nil ||
 		now-n.inFreed <= timeout || now-n.meetSent <= timeout {
 		return
