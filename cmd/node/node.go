@@ -138,6 +138,7 @@ func (n *Node) start() error {
 	}
 	n.Shards = shard.NewGroup(n.System, nshards, n.Log, shard.WithDatabases(databases))
 	n.Shards.FollowConfig(cfg)
+	n.stops = append(n.stops, followMemoryLimit(cfg))
 	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table, Shards: n.Shards})
 	n.Shards.SetRouting(n.Server.Table)
 	n.Shards.Tracking.Tracker = n.Server.Tracker()

@@ -69,6 +69,10 @@ func directives() []*directive {
 		intD("maxmemory", "0", 0, longMax, memory),
 		enumD("maxmemory-policy", "noeviction", []string{"volatile-lru", "volatile-lfu", "volatile-random",
 			"volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, 0),
+		intD("maxmemory-samples", "5", 1, intMax, 0),
+		intD("maxmemory-eviction-tenacity", "10", 0, 100, 0),
+		intD("lfu-log-factor", "10", 0, intMax, 0),
+		intD("lfu-decay-time", "1", 0, intMax, 0),
 
 		// cluster
 		boolD("cluster-enabled", "no", immutable),
@@ -130,6 +134,9 @@ func directives() []*directive {
 		intD("trace-ring-size", "4096", 0, 1<<24, 0),
 		// Prometheus /metrics on the bind addresses (0: off; netio/metrics)
 		intD("metrics-port", "0", 0, 65535, immutable),
+		// the Go runtime's soft memory limit (0: derived from maxmemory,
+		// none without it; cmd/node/memlimit.go)
+		intD("go-memory-limit", "0", 0, longMax, memory),
 	}
 	ds = append(ds, compatDirectives()...)
 	return append(ds, tlsDirectives()...)
@@ -196,10 +203,6 @@ func compatDirectives() []*directive {
 		boolD("jemalloc-bg-thread", "yes", c),
 		boolD("crash-log-enabled", "yes", c),
 		boolD("crash-memcheck-enabled", "yes", c),
-		intD("maxmemory-samples", "5", 1, intMax, c),
-		intD("maxmemory-eviction-tenacity", "10", 0, 100, c),
-		intD("lfu-log-factor", "10", 0, intMax, c),
-		intD("lfu-decay-time", "1", 0, intMax, c),
 		intD("tracking-table-max-keys", "1000000", 0, longMax, c),
 		intD("cluster-announce-tls-port", "0", 0, 65535, c),
 		boolD("cluster-allow-pubsubshard-when-down", "yes", c),
