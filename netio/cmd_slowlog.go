@@ -51,14 +51,19 @@ func (s *Server) slowLoop(cl *client, spec *command.Spec, args [][]byte, us int6
 }
 
 // slowDeferred logs a deferred loop command once d is done.
+// Its latency (histogram and LATENCY event) is recorded then too, as Redis
+// records a command that blocked its thread for that long.
 func (s *Server) slowDeferred(cl *client, spec *command.Spec, args [][]byte, t0 time.Time, d *Deferred) {
 	if s.slowlog.SlowerThan.Load() < 0 || spec.Is("skip_slowlog") {
+		d.slow = func() { s.loopLatency(spec, time.Since(t0).Nanoseconds()) }
 		return
 	}
 	saved := copyArgs(args) // the read buffer is reused
 	addr, name := cl.PeerAddr(), cl.PeerName()
 	d.slow = func() {
-		s.slowlog.Add(saved, time.Since(t0).Microseconds(), time.Now().Unix(), addr, name)
+		ns := time.Since(t0).Nanoseconds()
+		s.loopLatency(spec, ns)
+		s.slowlog.Add(saved, ns/1000, time.Now().Unix(), addr, name)
 	}
 }
 

@@ -206,15 +206,19 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			if len(g.local.B) > mark && g.local.B[mark] == '-' {
 				s.stats.errorReplies.Add(1)
 			}
-			us := time.Since(t0).Microseconds()
-			s.cmdStats.Called(spec, us, g.local.B[mark:])
-			s.slowLoop(cl, spec, args, us)
+			ns := time.Since(t0).Nanoseconds()
+			s.cmdStats.Called(spec, ns/1000, g.local.B[mark:])
+			s.loopLatency(spec, ns)
+			s.slowLoop(cl, spec, args, ns/1000)
 			g.endLocal()
 		} else {
+			ns := time.Since(t0).Nanoseconds()
 			if x.deferred {
 				s.slowDeferred(cl, spec, args, t0, g.deferred[len(g.deferred)-1])
+			} else {
+				s.loopLatency(spec, ns)
 			}
-			s.cmdStats.Called(spec, time.Since(t0).Microseconds(), nil)
+			s.cmdStats.Called(spec, ns/1000, nil)
 		}
 	case command.Shard:
 		slot, errMsg := s.route(cl, spec, args)
@@ -263,6 +267,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			return
 		}
 		s.cmdStats.Called(spec, 0, nil) // one call, whatever the shard count
+		s.cmdStats.Latency(spec, 0)
 		// One atomic step over every shard, as in Redis: no client sees
 		// half a FLUSHALL or SWAPDB, nor a DBSIZE or KEYS count half an
 		// MSET (see group.joint).

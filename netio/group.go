@@ -316,7 +316,7 @@ type Deferred struct {
 	W     resp.Writer
 	g     *group
 	start func(*Deferred)
-	slow  func() // logs the command in SLOWLOG if it took long enough
+	slow  func() // records its latency and logs it in SLOWLOG if it took long enough
 }
 
 // arm starts the deferred work once the group is sealed.

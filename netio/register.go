@@ -21,6 +21,7 @@ func Register() {
 		registerCmdMonitor()
 		registerCmdServer()
 		registerCmdSlowlog()
+		registerCmdLatency()
 		registerMulti()
 		registerPause()
 		registerPubsub()

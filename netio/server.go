@@ -88,6 +88,7 @@ type Server struct {
 	links     map[int64]*link // connections slotd opened (masterlink.go), under clientMu
 	cmdStats  *command.Stats  // INFO commandstats and errorstats
 	slowlog   *command.SlowLog
+	latency   *command.LatencyMonitor
 	ready     chan struct{}
 	stopped   chan struct{}
 	serving   atomic.Bool // Serve was called
@@ -217,6 +218,10 @@ func New(o Options) *Server {
 	s.slowlog = command.NewSlowLog()
 	s.Cfg.MirrorInt("slowlog-log-slower-than", &s.slowlog.SlowerThan)
 	s.Cfg.MirrorInt("slowlog-max-len", &s.slowlog.MaxLen)
+	s.latency = command.NewLatencyMonitor()
+	s.Cfg.MirrorInt("latency-monitor-threshold", &s.latency.Threshold)
+	s.cmdStats.SetTracking(s.Cfg.Bool("latency-tracking"))
+	s.Cfg.OnChange("latency-tracking", func(string) { s.cmdStats.SetTracking(s.Cfg.Bool("latency-tracking")) })
 	// Loop commands whose effect later shard commands depend on.
 	command.MarkBarrier("script|load", "script|flush", "script|exists", "config|set", "config|resetstat")
 	s.Cfg.MirrorInt("maxclients", &s.maxClients)

@@ -281,7 +281,9 @@ func (m *Manager) attachExisting() error {
 			}
 			return err
 		}
+		t0 := time.Now()
 		st, _ := f.Stat()
+		m.g.Latency.Since("aof-fstat", t0)
 		if st != nil {
 			sizes[i] = st.Size()
 		}

@@ -150,7 +150,9 @@ func (l *shardLog) writeOut(f *os.File, pend, data []byte, size *atomic.Int64) (
 		pend = append(pend, data...)
 		data = pend
 	}
+	t0 := time.Now()
 	n, err := f.Write(data)
+	l.m.g.Latency.Since("aof-write", t0)
 	size.Add(int64(n))
 	if err == nil {
 		return pend[:0], nil
@@ -275,10 +277,14 @@ func (l *shardLog) syncOnce(final bool) {
 	l.mu.Unlock()
 	skip := l.m.Policy() == policyNo || (l.m.noSyncOnRewrite() && l.m.rewriting.Load())
 	if need && (final || !skip) {
+		t0 := time.Now()
 		for _, f := range files {
 			if f != nil {
 				l.m.synced(f.Sync())
 			}
+		}
+		if l.m.Policy() == policyAlways {
+			l.m.g.Latency.Since("aof-fsync-always", t0)
 		}
 	}
 	for _, f := range retired {

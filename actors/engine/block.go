@@ -170,6 +170,7 @@ func (s *Shard) answerParked(bl *Blocked, reply func(w *resp.Writer)) {
 func (s *Shard) countServed(cmd *batch.Cmd, reply []byte) {
 	if stats := s.group.CmdStats; stats != nil && cmd.Spec.Exec == command.Shard {
 		stats.Called(cmd.Spec, 0, reply)
+		stats.Latency(cmd.Spec, 0)
 	}
 }
 

@@ -231,6 +231,7 @@ func (s *Shard) evict(now int64) evictResult {
 	saved := s.db
 	defer s.UseDB(saved)
 	limit, start := s.group.evictionTimeLimit(), s.group.mono()
+	defer s.noteLatency("eviction-cycle", start)
 	for freed := 0; over > 0; {
 		e, slot := s.victim(pol, now)
 		if e == nil {

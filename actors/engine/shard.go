@@ -130,6 +130,12 @@ type Shard struct {
 	// their keys in noteKeys (notify.go).
 	notes    []note
 	noteKeys []byte
+
+	// lat is this shard's latency histograms (INFO latencystats), taken
+	// from CmdStats on the first command; slow are the latency-monitor
+	// samples not yet handed to the group's LatencyMonitor (flushSlow).
+	lat  *command.Latencies
+	slow []command.LatencySample
 }
 
 // pendingCalls are one command's successful calls and their microseconds
@@ -154,6 +160,34 @@ func (s *Shard) called(spec *command.Spec, us int64, reply []byte) {
 		}
 	}
 	s.calls = append(s.calls, pendingCalls{spec: spec, calls: 1, usec: us})
+}
+
+// slowCommand records a command past latency-monitor-threshold.
+func (s *Shard) slowCommand(spec *command.Spec, ns int64) {
+	event := "command"
+	if spec.Is("fast") {
+		event = "fast-command"
+	}
+	s.slow = append(s.slow, command.LatencySample{Event: event, Ms: ns / 1e6, At: s.group.clock() / 1e6})
+}
+
+// noteLatency records a latency-monitor sample for event, begun at start
+// (the group's monotonic ns), if it took latency-monitor-threshold or more.
+func (s *Shard) noteLatency(event string, start int64) {
+	if lm := s.group.Latency; lm != nil && lm.Threshold.Load() > 0 {
+		if ms := (s.group.mono() - start) / 1e6; lm.Wants(ms) {
+			s.slow = append(s.slow, command.LatencySample{Event: event, Ms: ms, At: s.group.clock() / 1e6})
+		}
+	}
+}
+
+// flushSlow hands the pending latency-monitor samples to the group's
+// LatencyMonitor (only samples past the threshold are ever pending).
+func (s *Shard) flushSlow() {
+	if len(s.slow) > 0 {
+		s.group.Latency.Add(s.slow...)
+		s.slow = s.slow[:0]
+	}
 }
 
 // flushCalls adds the pending commandstats counts to the shared counters.
@@ -183,6 +217,7 @@ func (s *Shard) Run(b *batch.Batch, now int64) {
 // the shard's state is lent to the script worker.
 func (s *Shard) EndTurn() {
 	s.flushCalls()
+	s.flushSlow()
 	s.publishUsed()
 	s.flushNotes()
 	if len(s.repl.pending) > 0 && !s.repl.wrapping {
@@ -334,6 +369,7 @@ func (s *Shard) finish(b *batch.Batch) {
 	s.finished = b
 	s.Stats.Commands.Add(int64(len(b.Cmds)))
 	s.flushCalls() // before the replies go: INFO after a reply counts it
+	s.flushSlow()
 	s.publishUsed()
 	s.flushNotes() // the batch's keyspace events reach subscribers first, as in Redis
 	if s.holdBatch(b) {
@@ -381,9 +417,19 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	t0 := s.tick
 	h(c)
 	s.tick = s.group.mono()
-	us := (s.tick - t0) / 1000
+	ns := s.tick - t0
+	us := ns / 1000
 	if !s.parked { // a parked command counts when it is served (Redis: on unblock)
 		s.called(cmd.Spec, us, w.B[mark:])
+		if s.lat == nil {
+			s.lat = stats.NewLatencies()
+		}
+		s.lat.Record(cmd.Spec, ns)
+	}
+	if lm := s.group.Latency; lm != nil {
+		if t := lm.Threshold.Load(); t > 0 && ns >= t*1e6 {
+			s.slowCommand(cmd.Spec, ns)
+		}
 	}
 	if sl := s.group.SlowLog; sl.Wants(us) && !s.parked && !cmd.Spec.Is("skip_slowlog") {
 		// A parked command is logged when it is served, as Redis logs a
@@ -500,6 +546,7 @@ func (s *Shard) ActiveExpire(now int64) {
 	defer s.UseDB(saved)
 	const budget = int64(2 * time.Millisecond)
 	start := s.group.mono()
+	defer s.noteLatency("expire-cycle", start)
 	visited := 0
 	if s.expireDB >= len(s.dbs) {
 		s.expireDB = 0
@@ -582,6 +629,10 @@ type Group struct {
 	CmdStats *command.Stats
 	// SlowLog, when set before serving, logs slow shard commands (SLOWLOG).
 	SlowLog *command.SlowLog
+	// Latency, when set before serving, receives the shards' latency
+	// events past latency-monitor-threshold (command, fast-command,
+	// expire-cycle, eviction-cycle) at the end of each batch and turn.
+	Latency *command.LatencyMonitor
 	// Monitor, when set before serving, shows MONITOR clients a command a
 	// script called (db, arguments); it must not block.
 	Monitor func(db int, args [][]byte)

@@ -215,7 +215,9 @@ func (m *Manager) write() error {
 	defer func() {
 		if !ok {
 			_ = f.Close()
+			t0 := time.Now()
 			_ = os.Remove(tmp)
+			m.g.Latency.Since("rdb-unlink-temp-file", t0)
 		}
 	}()
 	cw := &crcWriter{w: bufio.NewWriterSize(f, 1<<20)}

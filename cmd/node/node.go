@@ -146,6 +146,7 @@ func (n *Node) start() error {
 	n.Shards.Notify.Notifier = n.Server.KeyspaceNotifier()
 	n.Shards.CmdStats = n.Server.CmdStats()
 	n.Shards.SlowLog = n.Server.SlowLog()
+	n.Shards.Latency = n.Server.LatencyMonitor()
 	n.Shards.Monitor = n.Server.FeedScriptMonitors
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)

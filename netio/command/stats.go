@@ -19,6 +19,10 @@ type Stats struct {
 
 	mu   sync.RWMutex
 	errs map[string]*atomic.Int64
+
+	tracking atomic.Bool  // latency-tracking
+	lat      []*Latencies // every writer's histograms (latency.go)
+	loopLat  *Latencies   // the event loops' (and fan-outs')
 }
 
 // CmdCounters are one command's counters.
@@ -36,7 +40,10 @@ func NewStats() *Stats {
 	mu.Lock()
 	n := len(all)
 	mu.Unlock()
-	return &Stats{cmds: make([]CmdCounters, n), errs: map[string]*atomic.Int64{}}
+	t := &Stats{cmds: make([]CmdCounters, n), errs: map[string]*atomic.Int64{}}
+	t.tracking.Store(true)
+	t.loopLat = t.NewLatencies()
+	return t
 }
 
 // Of returns spec's counters (nil for a spec registered after NewStats).
@@ -135,6 +142,7 @@ func (t *Stats) Reset() {
 	t.mu.Lock()
 	t.errs = map[string]*atomic.Int64{}
 	t.mu.Unlock()
+	t.resetLatency()
 }
 
 // CommandStat is one INFO commandstats line.

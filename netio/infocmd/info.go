@@ -3,6 +3,7 @@ package infocmd
 import (
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -398,6 +399,7 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 	}
 	if want["latencystats"] {
 		t.section("Latencystats")
+		latencyStats(s, t)
 	}
 	if want["cluster"] {
 		t.section("Cluster")
@@ -429,4 +431,36 @@ func bytesToHuman(n uint64) string {
 		i++
 	}
 	return strconv.FormatFloat(d, 'f', 2, 64) + string(units[i])
+}
+
+// latencyStats writes latency_percentiles_usec_<command> for every command
+// (subcommands by their full name) with samples, at the
+// latency-tracking-info-percentiles, while latency-tracking is on.
+func latencyStats(s *netio.Server, t *infoText) {
+	st := s.CmdStats()
+	if !st.Tracking() {
+		return
+	}
+	var pcts []float64
+	for _, w := range strings.Fields(s.Cfg.String("latency-tracking-info-percentiles")) {
+		if f, err := strconv.ParseFloat(w, 64); err == nil {
+			pcts = append(pcts, f)
+		}
+	}
+	line := func(c *command.Spec) {
+		if h := st.HistogramOf(c); h != nil {
+			t.str("latency_percentiles_usec_"+c.Name, h.PercentileLine(pcts))
+		}
+	}
+	for _, c := range command.All() {
+		line(c)
+		names := make([]string, 0, len(c.Subcommands))
+		for n := range c.Subcommands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			line(c.Subcommands[n])
+		}
+	}
 }
