@@ -71,7 +71,7 @@ func (s *Shard) wake() {
 			}
 			s.rerun = bl
 			s.cur = bl.b
-			s.tick = s.group.mono()
+			s.restartClock()
 			if !s.rerunSafe(bl) {
 				continue // it panicked: answered and finished (contain.go)
 			}

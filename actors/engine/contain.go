@@ -94,7 +94,7 @@ func (s *Shard) contain(b *batch.Batch, p any, stack []byte) int {
 		if len(s.ready) > 0 && s.txHold == 0 {
 			s.wake()
 		}
-		s.tick = s.group.mono()
+		s.restartClock()
 		return k + 1
 	}
 	// Outside a handler: restate what the command in progress may have

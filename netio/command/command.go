@@ -90,7 +90,7 @@ type Spec struct {
 
 	bound                                                              bool // Bind
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool
-	blocking, allowBusy, noAuth, denyOOM                               bool
+	blocking, allowBusy, noAuth, denyOOM, fast                         bool
 }
 
 // Merge combines the parts a Fanout command's shards left (one per shard,
@@ -106,6 +106,10 @@ func (s *Spec) AllowBusy() bool { return s.allowBusy }
 // DenyOOM reports the denyoom flag (cached): refused while memory is over
 // maxmemory and nothing can be evicted.
 func (s *Spec) DenyOOM() bool { return s.denyOOM }
+
+// Fast reports the fast flag (cached): Redis's O(1) and O(log N)
+// commands, whose time a shard measures per run of them (engine.exec).
+func (s *Spec) Fast() bool { return s.fast }
 
 // NoAuth reports the no_auth flag (cached).
 func (s *Spec) NoAuth() bool { return s.noAuth }
@@ -244,6 +248,8 @@ func index(s *Spec) {
 			s.noAuth = true
 		case "denyoom":
 			s.denyOOM = true
+		case "fast":
+			s.fast = true
 		}
 	}
 	if s.ID == 0 {

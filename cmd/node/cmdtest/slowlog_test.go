@@ -71,3 +71,38 @@ func TestSlowlog(t *testing.T) {
 	assert.Equal(t, "OK", c.Do(ctx, "SLOWLOG", "RESET").Val())
 	assert.EqualError(t, c.Do(ctx, "SLOWLOG", "GET", "-2").Err(), "ERR count should be greater than or equal to -1")
 }
+
+// A pipeline's fast commands are timed as a run (engine.exec) while any
+// other command is timed by itself: a slow script between two runs of GETs
+// is the slowlog's one entry, and commandstats counts every call.
+func TestSlowCommandAmongPipelinedFastOnes(t *testing.T) {
+	ctx := context.Background()
+	n := shardsNode(t)
+	c := redis.NewClient(&redis.Options{Addr: n.Addr, Protocol: 2, PoolSize: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	require.NoError(t, c.Set(ctx, "{t}a", "v", 0).Err())
+	require.NoError(t, c.ConfigSet(ctx, "slowlog-log-slower-than", "10000").Err())
+	require.NoError(t, c.Do(ctx, "SLOWLOG", "RESET").Err())
+	require.NoError(t, c.ConfigResetStat(ctx).Err())
+	busy := "local n = 0 for i = 1, 3000000 do n = n + i end return redis.call('GET', KEYS[1])"
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := 0; i < 60; i++ {
+			p.Get(ctx, "{t}a")
+		}
+		p.Eval(ctx, busy, []string{"{t}b"})
+		for i := 0; i < 60; i++ {
+			p.Get(ctx, "{t}a")
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, redis.Nil) // the script's GET of {t}b
+	logs, err := c.SlowLogGet(ctx, -1).Result()
+	require.NoError(t, err)
+	require.Len(t, logs, 1, "%v", logs)
+	assert.Equal(t, "eval", strings.ToLower(logs[0].Args[0]))
+	assert.GreaterOrEqual(t, logs[0].Duration.Microseconds(), int64(10000))
+	stats, err := c.Info(ctx, "commandstats").Result()
+	require.NoError(t, err)
+	assert.Contains(t, stats, "cmdstat_get:calls=120,")
+	assert.Contains(t, stats, "cmdstat_eval:calls=1,")
+}
