@@ -2,6 +2,7 @@ package netio
 
 import (
 	"context"
+	"github.com/slotd/slotd/netio/acl"
 	"sync/atomic"
 	"time"
 
@@ -59,6 +60,9 @@ type client struct {
 	closing  bool // close after the pending replies are written
 	closed   bool
 	authed   bool
+	// user is the ACL user the connection is logged in as (nil: an
+	// internal client, allowed everything).
+	user *acl.Handle
 
 	// Read by CLIENT LIST/INFO from other goroutines.
 	name      atomic.Pointer[string]

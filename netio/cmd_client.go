@@ -316,7 +316,7 @@ func (cl *client) appendInfo(b []byte, now int64) []byte {
 	num("tot-mem", qbuf+omem)
 	str("events", "r")
 	str("cmd", cmd)
-	str("user", "default")
+	str("user", cl.userName())
 	num("redir", cl.trackRedir())
 	num("resp", int64(proto))
 	return b
@@ -373,7 +373,7 @@ func clientKill(x *Ctx) {
 			v := string(val)
 			laddr = &v
 		case ArgIs(opt, "user"):
-			if string(val) != "default" {
+			if x.S.ACL.Get(string(val)) == nil {
 				x.W.Error("ERR No such user '" + string(val) + "'")
 				return
 			}
@@ -401,7 +401,6 @@ func clientKill(x *Ctx) {
 			return
 		}
 	}
-	_ = user // every client is authenticated as "default"
 	now := time.Now().UnixMilli()
 	killed := int64(0)
 	for _, cl := range x.S.clientsSnapshot() {
@@ -410,6 +409,7 @@ func clientKill(x *Ctx) {
 			typ != clientTypeNone && cl.typ() != typ,
 			addr != nil && cl.addr != *addr,
 			laddr != nil && cl.laddr != *laddr,
+			user != nil && (cl.user == nil || cl.user.User().Name != *user),
 			maxAge > 0 && (now-cl.created)/1000 < maxAge,
 			skipMe && cl == x.C:
 			continue

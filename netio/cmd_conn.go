@@ -1,7 +1,6 @@
 package netio
 
 import (
-	"crypto/subtle"
 	"math"
 	"sync"
 
@@ -47,19 +46,6 @@ func (s *Server) clusterMode() bool { return s.Cfg.Bool("cluster-enabled") }
 func (cl *client) setProto(p int) {
 	cl.proto = p
 	cl.setFlag(clientFlagResp3, p == 3)
-}
-
-// authenticate checks user/pass against the default user, the only user
-// slotd has: without requirepass it accepts any password ("nopass").
-func (s *Server) authenticate(user, pass []byte) bool {
-	if string(user) != "default" { // user names are case-sensitive
-		return false
-	}
-	want := s.Cfg.String("requirepass")
-	if want == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare([]byte(want), pass) == 1
 }
 
 // validName reports whether a client name (or lib name/version) has only
@@ -115,13 +101,12 @@ func cmdHello(x *Ctx) {
 		}
 	}
 	if user != nil {
-		if !x.S.authenticate(user, pass) {
+		if !x.S.login(x, user, pass) {
 			x.W.Error(errWrongPass)
 			return
 		}
-		x.C.authed = true
 	}
-	if !x.C.authed {
+	if x.S.authRequired(x.C) {
 		x.W.Error(errHelloNoAuth)
 		return
 	}
@@ -168,18 +153,17 @@ func cmdAuth(x *Ctx) {
 	}
 	user, pass := []byte("default"), x.Args[1]
 	if len(x.Args) == 2 {
-		if x.S.Cfg.String("requirepass") == "" {
+		if x.S.ACL.Default.User().NoPass {
 			x.W.Error(errNoPassword)
 			return
 		}
 	} else {
 		user, pass = x.Args[1], x.Args[2]
 	}
-	if !x.S.authenticate(user, pass) {
+	if !x.S.login(x, user, pass) {
 		x.W.Error(errWrongPass)
 		return
 	}
-	x.C.authed = true
 	x.W.OK()
 }
 
@@ -216,7 +200,7 @@ func cmdReset(x *Ctx) {
 	cl.setFlag(clientFlagReadonly, false)
 	cl.noEvict.Store(false)
 	cl.noTouch.Store(false)
-	cl.authed = x.S.Cfg.String("requirepass") == ""
+	x.S.setDefaultAuth(cl)
 	x.W.Simple("RESET")
 }
 

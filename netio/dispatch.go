@@ -167,8 +167,13 @@ func (s *Server) resolve(cl *client, args [][]byte) (*command.Spec, string) {
 	if !spec.ArityOK(len(args)) {
 		return spec, "ERR wrong number of arguments for '" + spec.Name + "' command"
 	}
-	if !cl.authed && !spec.NoAuth() {
+	if !cl.authed && !spec.NoAuth() && s.authRequired(cl) {
 		return spec, "NOAUTH Authentication required."
+	}
+	if u := cl.user.User(); !u.Unrestricted {
+		if msg := s.aclRefusal(cl, u, spec, args, false); msg != "" {
+			return spec, msg
+		}
 	}
 	if s.diskErr.Load() != nil && !(spec.Exec == command.Shard && s.clusterMode()) {
 		if msg := s.diskCheck(cl, spec); msg != "" {
@@ -191,6 +196,14 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		// Redis checks this when CLUSTER runs, after lookup and arity.
 		s.replyErr(g, spec, errClusterDisabled)
 		return
+	}
+	if inTx {
+		if u := cl.user.User(); !u.Unrestricted {
+			if msg := s.aclRefusal(cl, u, spec, args, true); msg != "" {
+				s.replyErr(g, spec, msg)
+				return
+			}
+		}
 	}
 	if cl.lastCmd.Load() != &spec.Name {
 		cl.lastCmd.Store(&spec.Name)
@@ -245,6 +258,7 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		b := g.batch(i)
 		b.Add(spec, args, slot, cl.proto, cl.asking)
 		b.Cmds[len(b.Cmds)-1].DB = cl.db.Load()
+		b.Cmds[len(b.Cmds)-1].ACL = cl.user
 		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
 		if inTx || spec.WatchCmd {
 			c := &b.Cmds[len(b.Cmds)-1]

@@ -13,6 +13,7 @@ func Register() {
 		registerContainers()
 		registerCmdBasic()
 		registerCmdClient()
+		registerCmdACL()
 		registerCmdClientpause()
 		registerCmdClientReply()
 		registerCmdCluster()

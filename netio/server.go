@@ -20,6 +20,7 @@ package netio
 import (
 	"context"
 	"fmt"
+	"github.com/slotd/slotd/netio/acl"
 	"net"
 	"os"
 	"runtime"
@@ -110,6 +111,10 @@ type Server struct {
 	// Persist is the RDB snapshot manager (set before Serve; nil: no
 	// snapshots, SAVE and friends fail).
 	Persist Persistence
+
+	// ACL is the node's users (cmd_acl.go); aclLog is ACL LOG.
+	ACL    *acl.Registry
+	aclLog acl.Log
 
 	// Hot configuration values, kept current by config.OnChange so the
 	// loops never take the config lock.
@@ -227,6 +232,12 @@ func New(o Options) *Server {
 	s.Cfg.MirrorInt("maxclients", &s.maxClients)
 	s.Cfg.MirrorInt("client-query-buffer-limit", &s.qbufLimit)
 	s.Cfg.MirrorInt("proto-max-bulk-len", &s.maxBulk)
+	s.ACL = acl.NewRegistry()
+	if p := s.Cfg.String("requirepass"); p != "" {
+		s.ACL.SetDefaultPassword(p)
+	}
+	s.Cfg.OnChange("requirepass", func(v string) { s.ACL.SetDefaultPassword(v) })
+	s.Cfg.OnChange("acllog-max-len", func(string) { s.aclLog.Trim(int(s.Cfg.Int("acllog-max-len"))) })
 	return s
 }
 
@@ -301,7 +312,8 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s.stats.connsReceived.Add(1)
 	now := time.Now().UnixMilli()
 	cl := &client{srv: s, conn: c, loop: c.EventLoop(), cycle: s.cycles.forLoop(c.EventLoop()), id: s.nextID.Add(1), proto: 2, created: now,
-		fd: c.Fd(), authed: s.Cfg.String("requirepass") == ""}
+		fd: c.Fd()}
+	s.setDefaultAuth(cl)
 	if a := c.RemoteAddr(); a != nil {
 		cl.addr = a.String()
 	}
@@ -391,9 +403,11 @@ func (s *Server) onTraffic(c gnet.Conn) gnet.Action {
 	inDispatch := s.enterDispatch(cl)
 	cl.inDispatch = inDispatch // released by trafficPanicked if a panic cuts this short
 	for consumed < len(buf) && !cl.closing && !cl.paused {
+		// Before AUTH, requests are small (Redis's unauthenticated limits).
+		cl.parser.Unauth = !cl.authed && s.authRequired(cl)
 		args, n, err := cl.parser.Parse(buf[consumed:])
 		if err != nil {
-			g.local.Error(err.Error())
+			g.local.Error("ERR " + err.Error()) // Redis's addReplyError adds the code
 			g.endLocal()
 			cl.closing = true
 			consumed = len(buf)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/slotd/slotd/netio/acl"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -53,9 +54,13 @@ type scriptHost struct {
 	slot     int // the EVAL's slot (-1: no keys declared)
 	readOnly bool
 	asking   bool // the EVAL was sent after ASKING
-	idx      []int
-	cmd      batch.Cmd
-	call     Call
+	// user is the caller's ACL user when restricted (nil: allowed all);
+	// client is the caller's id (for ACL LOG).
+	user   *acl.User
+	client int64
+	idx    []int
+	cmd    batch.Cmd
+	call   Call
 }
 
 // lookupScriptCommand resolves a command (or container subcommand) by its
@@ -103,6 +108,11 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 	}
 	if spec.Is("noscript") || spec.Blocking() {
 		return errScriptNotAllow
+	}
+	if h.user != nil {
+		if msg := h.aclRefusal(spec, args); msg != "" {
+			return msg
+		}
 	}
 	write := spec.Write()
 	if write {
@@ -313,3 +323,21 @@ func (h *scriptHost) loopCommand(spec *command.Spec, args [][]byte, w *resp.Writ
 // scriptWrites records that the running script writes; false means it was
 // killed meanwhile and must not write.
 func (s *Shard) scriptWrites() bool { return s.host.ScriptWrites() }
+
+// aclRefusal checks a command the script calls against the caller's user
+// (Redis's scriptVerifyACL): a refusal goes to ACL LOG (context lua) and
+// fails the call.
+func (h *scriptHost) aclRefusal(spec *command.Spec, args [][]byte) string {
+	d, pos := acl.Check(h.user, spec, args)
+	if d == acl.OK {
+		return ""
+	}
+	if fn := h.s.group.ACLDenied; fn != nil {
+		obj := spec.Name
+		if d != acl.DeniedCmd {
+			obj = string(args[pos])
+		}
+		fn(h.client, acl.Entry{Reason: d, Context: acl.CtxLua, Object: obj, Username: h.user.Name})
+	}
+	return "The user executing the script " + d.Message()
+}

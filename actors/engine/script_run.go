@@ -84,7 +84,10 @@ func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*sc
 	// it at the end releases those a script left suspended.
 	runCtx, done := context.WithCancel(ctx)
 	defer done()
-	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking}
+	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking, client: c.Cmd.Client}
+	if u := c.Cmd.ACL.User(); !u.Unrestricted {
+		h.user = u
+	}
 	defer s.UseDB(s.db) // a script's SELECT lasts until it ends
 	run(sh.vm, runCtx, h)
 	if sh.vm.Broken() {

@@ -23,6 +23,7 @@
 package engine
 
 import (
+	"github.com/slotd/slotd/netio/acl"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -702,6 +703,10 @@ type Group struct {
 	// Monitor, when set before serving, shows MONITOR clients a command a
 	// script called (db, arguments); it must not block.
 	Monitor func(db int, args [][]byte)
+	// ACLDenied, when set before serving, records in ACL LOG a command a
+	// script called that the caller's user may not run (client is the
+	// caller's id); it must not block.
+	ACLDenied func(client int64, e acl.Entry)
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

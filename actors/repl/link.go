@@ -227,7 +227,7 @@ func (l *link) session() error {
 			args = []string{"AUTH", user, pass}
 		}
 		if _, err := call(args...); err != nil {
-			return err
+			return fmt.Errorf("Unable to AUTH to MASTER: %w", err) // Redis's log line
 		}
 	}
 	if _, err := call("PING"); err != nil {

@@ -140,6 +140,9 @@ func (n *Node) start() error {
 	n.Shards.FollowConfig(cfg)
 	n.stops = append(n.stops, followMemoryLimit(cfg))
 	n.Server = netio.New(netio.Options{Config: cfg, Log: n.Log, System: n.System, Table: table, Shards: n.Shards})
+	if err := n.Server.LoadUsers(); err != nil {
+		return err
+	}
 	n.Shards.SetRouting(n.Server.Table)
 	n.Shards.Tracking.Tracker = n.Server.Tracker()
 	n.Shards.Tracking.Publish = n.Server.PublishFromScript
@@ -148,6 +151,7 @@ func (n *Node) start() error {
 	n.Shards.SlowLog = n.Server.SlowLog()
 	n.Shards.Latency = n.Server.LatencyMonitor()
 	n.Shards.Monitor = n.Server.FeedScriptMonitors
+	n.Shards.ACLDenied = n.Server.ScriptACLDenied
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)
 	funccmd.Bind(n.Server, n.Shards)

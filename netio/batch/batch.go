@@ -6,6 +6,7 @@
 package batch
 
 import (
+	"github.com/slotd/slotd/netio/acl"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ type Cmd struct {
 	// flags for this command (TrackRead, TrackNoLoop; netio/tracking.go, actors/engine/tracking.go).
 	Client int64
 	Track  uint8
+	// ACL is the sender's user (nil: an internal client): scripts check
+	// their calls against it, SORT its BY/GET patterns.
+	ACL *acl.Handle
 
 	argFirst, argN int32
 }

@@ -24,6 +24,11 @@ type Config struct {
 	resetHooks []func()
 	chdir      atomic.Bool
 	file       atomic.Pointer[string]
+
+	// users are the user directives' words (after "user"), in order; not
+	// a CONFIG GET parameter (users.go).
+	users       atomic.Pointer[[][]string]
+	userRewrite atomic.Pointer[func() []string]
 }
 
 // New returns a Config with every directive at its default. dir defaults to

@@ -64,6 +64,7 @@ type loader struct {
 	source string       // "file" or "args": save lines accumulate within one
 	saveIn map[string]bool
 	depth  int
+	users  [][]string // user directives (users.go)
 	// chdir bookkeeping, to undo a dir change if the load fails
 	chdirDone bool
 	origWD    string
@@ -89,6 +90,9 @@ func (ld *loader) directive(name string, words []string) (msg string, nested err
 			return "wrong number of arguments for 'include'", nil
 		}
 		return "", ld.include(words[0])
+	}
+	if key == "user" {
+		return ld.user(words), nil
 	}
 	d, ok := ld.c.byName[key]
 	if !ok {
@@ -198,6 +202,9 @@ func (ld *loader) finish() error {
 		d.cur.Store(ld.staged[d])
 	}
 	c.valMu.Unlock()
+	if ld.users != nil {
+		c.users.Store(&ld.users)
+	}
 	for _, d := range ld.order {
 		for _, fn := range c.changeHooks(d) {
 			fn(ld.staged[d].s)

@@ -71,6 +71,9 @@ func (c *Config) rewrite() error {
 	}
 	out := make([][]string, len(lines)) // replacement lines per old line; nil keeps it
 	var appended []string
+	if fn := c.userRewrite.Load(); fn != nil {
+		appended = replaceLines(out, userLines(lines), (*fn)(), appended)
+	}
 	for _, d := range c.dirs {
 		cur := d.cur.Load()
 		want := renderDirective(d, cur)
@@ -84,16 +87,7 @@ func (c *Config) rewrite() error {
 		}
 		// Old lines take the new ones in order; old lines left over become
 		// blank, new lines left over are appended (as Redis does).
-		for j, i := range idx {
-			if j < len(want) {
-				out[i] = want[j : j+1]
-			} else {
-				out[i] = []string{""}
-			}
-		}
-		if len(want) > len(idx) {
-			appended = append(appended, want[len(idx):]...)
-		}
+		appended = replaceLines(out, idx, want, appended)
 	}
 	var b strings.Builder
 	for i, l := range lines {

@@ -9,6 +9,8 @@ const (
 	DefaultMaxBulkLen   = 512 << 20 // proto-max-bulk-len
 	MaxMultibulkLen     = 1 << 20   // arguments per multibulk request
 	MaxInlineSize       = 64 << 10  // PROTO_INLINE_MAX_SIZE
+	UnauthMaxArgs       = 10        // arguments per request before AUTH
+	UnauthMaxBulk       = 16384     // bytes per argument before AUTH
 	maxPreallocatedArgs = 1024
 )
 
@@ -29,6 +31,9 @@ func (e *ProtocolError) Error() string { return e.Msg }
 // call.
 type Parser struct {
 	MaxBulkLen int64 // 0 means DefaultMaxBulkLen
+	// Unauth limits a request to UnauthMaxArgs arguments of at most
+	// UnauthMaxBulk bytes each (a client that has not authenticated yet).
+	Unauth bool
 
 	args  [][]byte
 	offs  []int // start,end pairs of completed bulk arguments
@@ -78,6 +83,9 @@ func (p *Parser) Parse(buf []byte) (args [][]byte, n int, err error) {
 		if !ok || ll > MaxMultibulkLen {
 			return nil, 0, &ProtocolError{"Protocol error: invalid multibulk length"}
 		}
+		if ll > UnauthMaxArgs && p.Unauth {
+			return nil, 0, &ProtocolError{"Protocol error: unauthenticated multibulk length"}
+		}
 		if ll <= 0 {
 			return p.args[:0], nl + 1, nil
 		}
@@ -108,6 +116,10 @@ func (p *Parser) Parse(buf []byte) (args [][]byte, n int, err error) {
 			if !ok || ll < 0 || ll > maxBulk {
 				p.Reset()
 				return nil, 0, &ProtocolError{"Protocol error: invalid bulk length"}
+			}
+			if ll > UnauthMaxBulk && p.Unauth {
+				p.Reset()
+				return nil, 0, &ProtocolError{"Protocol error: unauthenticated bulk length"}
 			}
 			p.bulk = int(ll)
 			p.pos += nl + 2

@@ -39,11 +39,6 @@ var reportedFlags = []string{"write", "readonly", "denyoom", "module", "admin", 
 	"loading", "stale", "skip_monitor", "skip_slowlog", "asking", "fast", "no_auth", "may_replicate",
 	"no_mandatory_keys", "no_async_loading", "no_multi", "allow_busy"}
 
-// aclCategories in Redis's order.
-var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
-	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
-	"transaction", "scripting"}
-
 func commandFlags(s *command.Spec) []string {
 	var out []string
 	for _, f := range reportedFlags {
@@ -59,46 +54,7 @@ func commandFlags(s *command.Spec) []string {
 
 // commandCategories adds the categories Redis implies from the flags to
 // the declared ones.
-func commandCategories(s *command.Spec) []string {
-	has := map[string]bool{}
-	for _, c := range s.Categories {
-		has[strings.ToLower(strings.TrimPrefix(c, "@"))] = true
-	}
-	if s.Is("write") {
-		has["write"] = true
-	}
-	if s.Is("readonly") && !has["scripting"] {
-		has["read"] = true
-	}
-	if s.Is("admin") {
-		has["admin"], has["dangerous"] = true, true
-	}
-	if s.Is("pubsub") {
-		has["pubsub"] = true
-	}
-	if s.Is("fast") {
-		has["fast"] = true
-	}
-	if s.Is("blocking") {
-		has["blocking"] = true
-	}
-	if !has["fast"] {
-		has["slow"] = true
-	}
-	var out []string
-	for _, c := range aclCategories {
-		if has[c] {
-			out = append(out, c)
-			delete(has, c)
-		}
-	}
-	var rest []string
-	for c := range has {
-		rest = append(rest, c)
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
-}
+func commandCategories(s *command.Spec) []string { return s.CategoryNames() }
 
 // keyRange is the legacy (first, last, step) triple.
 func keyRange(s *command.Spec) (first, last, step int) {

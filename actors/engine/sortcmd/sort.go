@@ -2,6 +2,7 @@ package sortcmd
 
 import (
 	"bytes"
+	"github.com/slotd/slotd/netio/acl"
 	"math"
 	"sort"
 
@@ -124,11 +125,18 @@ func parse(c *engine.Call, readOnly bool) (o options, ok bool) {
 			} else if c.ClusterMode() {
 				c.W.Error(errBYCluster)
 				return o, false
+			} else if !fullKeyAccess(c, args) {
+				c.W.Error("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				return o, false
 			}
 			j++
 		case engine.EqFold(a, "get") && left >= 1:
 			if c.ClusterMode() {
 				c.W.Error(errGETCluster)
+				return o, false
+			}
+			if !fullKeyAccess(c, args) {
+				c.W.Error("ERR GET option of SORT denied due to insufficient ACL permissions.")
 				return o, false
 			}
 			o.gets = append(o.gets, args[j+1])
@@ -492,3 +500,13 @@ func store(c *engine.Call, dst []byte, vals []*string) {
 }
 
 var cmdRPUSH = []byte("RPUSH")
+
+// fullKeyAccess reports whether the client's ACL user may read every key
+// (Redis refuses BY and GET patterns otherwise: they name keys the
+// permission check never saw).
+func fullKeyAccess(c *engine.Call, args [][]byte) bool {
+	if c.Cmd == nil || c.Cmd.ACL == nil {
+		return true
+	}
+	return acl.FullKeyAccess(c.Cmd.ACL.User(), c.Cmd.Spec, args, acl.PermRead)
+}
