@@ -254,7 +254,19 @@ func (l *link) session() error {
 		id, vec = l.masterID, formatVec(l.read)
 	}
 	l.mu.Unlock()
-	line, err := call("PSYNC", id, vec)
+	psync := []string{"PSYNC", id, vec}
+	fo := l.m.failoverPSync(l)
+	if fo {
+		psync = append(psync, "FAILOVER")
+	}
+	line, err := call(psync...)
+	if fo {
+		ok := err == nil && (strings.HasPrefix(line, "+FULLRESYNC") || strings.HasPrefix(line, "+CONTINUE"))
+		if err == nil && !ok {
+			err = fmt.Errorf("unexpected PSYNC reply %q", line)
+		}
+		l.m.failoverResult(l, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,10 @@ type Manager struct {
 	// replicating mirrors link != nil without the lock (Replicating).
 	replicating atomic.Bool
 	frozen      *frozenState // Freeze before a final snapshot (restart.go)
+	fo          failover     // FAILOVER's state (failover.go)
+
+	pauseWrites   func(settled func()) // Options.PauseWrites
+	unpauseWrites func()
 
 	opsMu      sync.Mutex
 	ops        []func()
@@ -76,6 +80,10 @@ type Options struct {
 	Log    zerolog.Logger
 	Shards *shard.Group
 	Server Server
+	// PauseWrites pauses client writes until UnpauseWrites (FAILOVER) and
+	// calls settled once the writes dispatched before it have finished.
+	PauseWrites   func(settled func())
+	UnpauseWrites func()
 }
 
 // New creates the engine of a primary node (no replica, no backlog yet).
@@ -83,6 +91,7 @@ func New(o Options) *Manager {
 	m := &Manager{cfg: o.Config, log: o.Log.With().Str("component", "repl").Logger(), shards: o.Shards,
 		srv: o.Server, replid: newReplID(), replid2: zeroID, feeds: map[replproto.FeedConn]*feed{},
 		waiters: map[*waiter]struct{}{}, stop: make(chan struct{})}
+	m.pauseWrites, m.unpauseWrites = o.PauseWrites, o.UnpauseWrites
 	m.replicaHard.Store(m.cfg.ClientOutputBufferLimits()[config.ClassReplica].Hard)
 	m.keyLoadDelay = m.cfg.Var("key-load-delay")
 	m.loadInterval = m.cfg.Var("loading-process-events-interval-bytes")
@@ -138,6 +147,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // the link connects, syncs and reconnects in the background. It reports
 // false when the node already replicates from host:port.
 func (m *Manager) StartReplicaOf(host string, port int) bool {
+	return m.startReplicaOf(host, port, false)
+}
+
+// startReplicaOf is StartReplicaOf; with failover the link is FAILOVER's
+// hand-off to its target (its PSYNC carries FAILOVER).
+func (m *Manager) startReplicaOf(host string, port int, failover bool) bool {
 	m.mu.Lock()
 	if l := m.link; l != nil && l.host == host && l.port == port {
 		m.mu.Unlock()
@@ -148,6 +163,9 @@ func (m *Manager) StartReplicaOf(host string, port int) bool {
 	// its sibling (or its own replica) may continue from it.
 	l := newLink(m, host, port, m.replid, m.shards.Offsets())
 	m.link = l
+	if failover {
+		m.fo.link = l
+	}
 	m.role++
 	m.replicating.Store(true)
 	m.mu.Unlock()
@@ -440,6 +458,12 @@ func (m *Manager) Offsets() []int64 { return m.shards.Offsets() }
 
 // ReplicaOf implements replproto.Replication.
 func (m *Manager) ReplicaOf(host string, port int) string {
+	m.mu.Lock()
+	fo := m.failingOver()
+	m.mu.Unlock()
+	if fo {
+		return "-ERR REPLICAOF not allowed while failing over."
+	}
 	if host == "" {
 		m.BecomePrimary()
 		return "OK"
@@ -512,7 +536,17 @@ func (m *Manager) psync(req replproto.PSyncRequest, conn replproto.FeedConn, rep
 		conn.Close()
 		return
 	}
+	if req.Failover && !m.promoteFor(req, reply) {
+		conn.Close()
+		return
+	}
 	m.mu.Lock()
+	if m.failingOver() {
+		m.mu.Unlock()
+		reply("NOMASTERLINK Can't SYNC while failing over", true)
+		conn.Close()
+		return
+	}
 	if l := m.link; l != nil && l.state.Load() != linkConnected {
 		m.mu.Unlock()
 		reply("NOMASTERLINK Can't SYNC while not connected with my master", true)
@@ -586,6 +620,30 @@ func (m *Manager) psync(req replproto.PSyncRequest, conn replproto.FeedConn, rep
 	reply("FULLRESYNC "+replid+" "+formatVec(starts), false)
 	m.log.Info().Str("replica", f.addr()).Msg("Starting full resynchronization")
 	go f.fullSync()
+}
+
+// promoteFor handles PSYNC ... FAILOVER on a replica: sent by its own
+// primary (the replication id it follows), it makes the node a primary
+// before the PSYNC goes on; otherwise it answers Redis's error and
+// reports false.
+func (m *Manager) promoteFor(req replproto.PSyncRequest, reply func(string, bool)) bool {
+	m.mu.Lock()
+	replica, same := m.link != nil, m.replid == req.ReplID
+	m.mu.Unlock()
+	m.log.Warn().Msg("Failover request received for replid " + req.ReplID + ".")
+	switch {
+	case !replica:
+		reply("ERR PSYNC FAILOVER can't be sent to a master.", true)
+		return false
+	case !same:
+		reply("ERR PSYNC FAILOVER replid must match my replid.", true)
+		return false
+	}
+	done := make(chan struct{})
+	m.Promote(func() { close(done) })
+	<-done
+	m.log.Info().Msg("MASTER MODE enabled (failover request from " + req.IP + ")")
+	return true
 }
 
 // attachAll attaches f to every shard from vec (partial resync). When

@@ -114,7 +114,7 @@ func (m *Manager) Info() [][2]string {
 		add("slave"+itoa(i), "ip="+f.ip+",port="+itoa(f.port)+",state="+state+",offset="+
 			strconv.FormatInt(sum(f.ackedVec()), 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
-	add("master_failover_state", "no-failover")
+	add("master_failover_state", m.FailoverState())
 	add("master_replid", replid)
 	add("master_replid2", replid2)
 	offs := m.shards.Offsets()

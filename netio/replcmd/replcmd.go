@@ -36,6 +36,9 @@ func registerRepl() {
 		netio.Loop(&command.Spec{Name: "psync", Arity: -3, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "2.8.0",
 			Summary: "Internal command used for replication"}, cmdPSync),
+		netio.Loop(&command.Spec{Name: "failover", Arity: -1, Flags: []string{"admin", "noscript", "stale"},
+			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "6.2.0",
+			Summary: "Hand this primary's role over to one of its replicas, writes paused until it is done"}, cmdFailover),
 		netio.Loop(&command.Spec{Name: "sync", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			Categories: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Internal command used for replication"}, cmdSync),
@@ -45,26 +48,96 @@ func registerRepl() {
 		"    behavior). Setting it to 1 reenables back the default."}, 3, debugSetActiveExpire)
 }
 
-// cmdReplicaOf implements REPLICAOF host port | NO ONE (and SLAVEOF).
-func cmdReplicaOf(x *netio.Ctx) {
+// standaloneRepl reports whether a standalone-only replication command may
+// run, answering clusterErr in cluster mode.
+func standaloneRepl(x *netio.Ctx, clusterErr string) bool {
 	if x.S.ClusterMode() {
-		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
-		return
+		x.W.Error(clusterErr)
+		return false
 	}
 	if x.S.Repl == nil {
 		x.W.Error("ERR replication is not available")
+		return false
+	}
+	return true
+}
+
+// cmdReplicaOf implements REPLICAOF host port | NO ONE (and SLAVEOF).
+func cmdReplicaOf(x *netio.Ctx) {
+	if !standaloneRepl(x, "ERR REPLICAOF not allowed in cluster mode.") {
 		return
 	}
-	if netio.ArgIs(x.Args[1], "no") && netio.ArgIs(x.Args[2], "one") {
-		x.W.Simple(x.S.Repl.ReplicaOf("", 0))
+	host, port := "", int64(0)
+	if !netio.ArgIs(x.Args[1], "no") || !netio.ArgIs(x.Args[2], "one") {
+		var ok bool
+		port, ok = resp.ParseInt(x.Args[2])
+		if !ok || port < 0 || port > 65535 {
+			x.W.Error("ERR Invalid master port")
+			return
+		}
+		host = string(x.Args[1])
+	}
+	if r := x.S.Repl.ReplicaOf(host, int(port)); strings.HasPrefix(r, "-") {
+		x.W.Error(r[1:])
+	} else {
+		x.W.Simple(r)
+	}
+}
+
+// cmdFailover implements FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT
+// ms] (standalone; actors/repl/failover.go).
+func cmdFailover(x *netio.Ctx) {
+	if !standaloneRepl(x, "ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.") {
 		return
 	}
-	port, ok := resp.ParseInt(x.Args[2])
-	if !ok || port < 0 || port > 65535 {
-		x.W.Error("ERR Invalid master port")
+	if len(x.Args) == 2 && netio.ArgIs(x.Args[1], "abort") {
+		if msg := x.S.Repl.AbortFailover(); msg != "" {
+			x.W.Error(msg)
+			return
+		}
+		x.W.OK()
 		return
 	}
-	x.W.Simple(x.S.Repl.ReplicaOf(string(x.Args[1]), int(port)))
+	var timeout, port int64
+	var host string
+	force, haveHost := false, false
+	for j := 1; j < len(x.Args); j++ {
+		switch {
+		case netio.ArgIs(x.Args[j], "timeout") && j+1 < len(x.Args) && timeout == 0:
+			n, ok := resp.ParseInt(x.Args[j+1])
+			if !ok {
+				x.W.Error("ERR value is not an integer or out of range")
+				return
+			}
+			if n <= 0 {
+				x.W.Error("ERR FAILOVER timeout must be greater than 0")
+				return
+			}
+			timeout = n
+			j++
+		case netio.ArgIs(x.Args[j], "to") && j+2 < len(x.Args) && !haveHost:
+			n, ok := resp.ParseInt(x.Args[j+2])
+			if !ok {
+				x.W.Error("ERR value is not an integer or out of range")
+				return
+			}
+			host, port, haveHost = string(x.Args[j+1]), n, true
+			j += 2
+		case netio.ArgIs(x.Args[j], "force") && !force:
+			force = true
+		default:
+			x.W.Error("ERR syntax error")
+			return
+		}
+	}
+	if haveHost && host == "" {
+		host = " " // an empty TO host names no replica
+	}
+	if msg := x.S.Repl.Failover(host, int(port), force, time.Duration(timeout)*time.Millisecond); msg != "" {
+		x.W.Error(msg)
+		return
+	}
+	x.W.OK()
 }
 
 func cmdRole(x *netio.Ctx) {
@@ -167,7 +240,7 @@ func cmdPSync(x *netio.Ctx) {
 	}
 	rs := x.ReplConf()
 	req := replproto.PSyncRequest{ReplID: string(x.Args[1]), Offsets: string(x.Args[2]), ListeningPort: rs.Port,
-		IP: rs.IP, Capa: rs.Capa}
+		IP: rs.IP, Capa: rs.Capa, Failover: len(x.Args) > 3 && netio.ArgIs(x.Args[3], "failover")}
 	if req.IP == "" {
 		req.IP = x.RemoteHost()
 	}

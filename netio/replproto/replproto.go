@@ -22,6 +22,11 @@ type Replication interface {
 	// ("FULLRESYNC ...", "CONTINUE ...") or an error reply text, after
 	// which the engine starts writing the feed.
 	PSync(req PSyncRequest, conn FeedConn, reply func(line string, isErr bool))
+	// Failover starts FAILOVER [TO host port [FORCE]] [TIMEOUT ms]
+	// (standalone): Redis's error text, or "" once under way.
+	Failover(host string, port int, force bool, timeout time.Duration) string
+	// AbortFailover is FAILOVER ABORT: an error text or "".
+	AbortFailover() string
 	// Ack records a replica's acknowledged offsets (REPLCONF ACK).
 	Ack(conn FeedConn, offsets string)
 	// Wait implements WAIT: reply is called once with the number of
@@ -48,6 +53,7 @@ type PSyncRequest struct {
 	ListeningPort int
 	IP            string // REPLCONF ip-address, else the connection's address
 	Capa          []string
+	Failover      bool // PSYNC replid offsets FAILOVER: the primary hands its role over (FAILOVER)
 }
 
 // FeedConn is a replica's connection, written by the engine from any
