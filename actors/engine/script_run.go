@@ -72,6 +72,7 @@ func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*sc
 	if sh.vm == nil {
 		sh.vm = script.NewVM()
 	}
+	sh.vm.SetMemoryLimit(s.group.ScriptMemoryLimit.Load())
 	var owner uint64
 	if s.cur != nil {
 		owner = s.cur.TraceID() >> 32

@@ -743,6 +743,10 @@ type Group struct {
 	policy                                                                    atomic.Int32 // maxmemory-policy (Policy)
 	overhead                                                                  atomic.Int64 // MemOverhead
 
+	// ScriptMemoryLimit is a script's memory budget in bytes (0: none),
+	// script-memory-limit resolved by the actor (actors/script/budget.go).
+	ScriptMemoryLimit atomic.Int64
+
 	scripts scriptGroup // script cache, lua-time-limit (script_run.go)
 }
 

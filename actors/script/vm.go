@@ -67,6 +67,9 @@ type VM struct {
 
 	broken bool // a panic escaped the interpreter: build a new VM
 
+	memLimit int64      // string.rep's budget (budget.go)
+	oom      lua.LValue // the error object of a failed allocation
+
 	fn *functionState // FUNCTION libraries in this VM (vm_function.go)
 }
 
@@ -84,7 +87,7 @@ func NewVM() *VM {
 		RegistryGrowStep:    1024 * 8,
 	})
 	vm := &VM{L: L, globals: L.G.Global, protected: map[*lua.LTable]*lua.LTable{}, rand: 0x1234ABCD330E,
-		resp: 2}
+		resp: 2, oom: L.NewUserData()}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -235,7 +238,12 @@ func (vm *VM) array(items [][]byte) *lua.LTable {
 func (vm *VM) onError(L *lua.LState) int {
 	obj := L.Get(1)
 	var t *lua.LTable
-	if vm.ctx != nil && vm.ctx.Err() != nil {
+	if vm.outOfMemory(obj) {
+		// Lua runs no handler for LUA_ERRMEM: Redis replies with the
+		// bare message.
+		L.Push(lua.LString(noMemoryMsg))
+		return 1
+	} else if vm.ctx != nil && vm.ctx.Err() != nil {
 		t = errorTable(L, "Script killed by user with SCRIPT KILL...", false)
 	} else if tt, ok := obj.(*lua.LTable); ok {
 		t = tt
@@ -427,6 +435,9 @@ func (vm *VM) override() {
 		n := pcall(L)
 		base := L.GetTop() - n + 1
 		if n >= 2 && L.Get(base) == lua.LFalse {
+			if vm.outOfMemory(L.Get(base + 1)) {
+				L.Replace(base+1, lua.LString(noMemoryMsg))
+			}
 			if s, ok := L.Get(base + 1).(lua.LString); ok {
 				L.Replace(base+1, lua.LString(luaRuntimeMessages.Replace(string(s))))
 			}
@@ -505,6 +516,9 @@ func (vm *VM) override() {
 		L.Push(lua.LNumber(int(heapKB())))
 		return 1
 	})
+	if st, ok := g.RawGetString("string").(*lua.LTable); ok {
+		set(st, "rep", vm.strRep)
+	}
 	if m, ok := g.RawGetString("math").(*lua.LTable); ok {
 		set(m, "random", vm.mathRandom)
 		set(m, "randomseed", func(L *lua.LState) int {

@@ -21,6 +21,7 @@ func (g *Group) FollowConfig(cfg *config.Config) {
 	cfg.MirrorInt("lua-time-limit", &g.scriptLimitMS)
 	cfg.MirrorInt("tracking-table-max-keys", &g.Tracking.MaxKeys)
 	cfg.MirrorInt("maxmemory", &g.MaxMemory)
+	g.followScriptMemory(cfg)
 	cfg.MirrorInt("maxmemory-samples", &g.MaxMemorySamples)
 	cfg.MirrorInt("maxmemory-eviction-tenacity", &g.EvictionTenacity)
 	cfg.MirrorInt("lfu-log-factor", &g.LFULogFactor)

@@ -51,7 +51,7 @@ type scriptState struct {
 
 	mu     sync.Mutex // guards ctx/cancel between the actor and SCRIPT KILL
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 }
 
 // runningFunction is a function run and when it started.
@@ -66,7 +66,7 @@ func (a *Actor) ScriptBegin(owner uint64, fn *engine.RunningFunction) context.Co
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.ctx == nil || sh.ctx.Err() != nil {
-		sh.ctx, sh.cancel = context.WithCancel(a.g.base)
+		sh.ctx, sh.cancel = context.WithCancelCause(a.g.base)
 	}
 	sh.owner.Store(owner)
 	sh.function.Store(fn != nil)
@@ -74,6 +74,7 @@ func (a *Actor) ScriptBegin(owner uint64, fn *engine.RunningFunction) context.Co
 		sh.running.Store(&runningFunction{RunningFunction: *fn, start: time.Now()})
 	}
 	sh.word.Store(uint64(time.Now().UnixNano())<<2 | scriptRunning)
+	a.g.watchScriptMemory()
 	return sh.ctx
 }
 
@@ -163,7 +164,7 @@ func (g *Group) killLua(function bool) string {
 			switch v & 3 {
 			case scriptRunning:
 				if sh.word.CompareAndSwap(v, v|scriptKilled) {
-					sh.cancel()
+					sh.cancel(nil)
 					killed++
 				}
 			case scriptWrote:

@@ -107,6 +107,8 @@ type Group struct {
 	cancelBase context.CancelFunc
 	// scriptLimitMS is lua-time-limit (busy-reply-threshold) in ms.
 	scriptLimitMS atomic.Int64
+	scriptWatch   scriptWatch // script-memory-limit (script_memory.go)
+	log           zerolog.Logger
 }
 
 // Option configures NewGroup.
@@ -130,7 +132,7 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger, opts ...Opti
 		o(&eo)
 	}
 	eg := engine.NewGroup(n, eo)
-	g := &Group{Group: eg, root: system.Root, stop: make(chan struct{})}
+	g := &Group{Group: eg, root: system.Root, stop: make(chan struct{}), log: log}
 	g.base, g.cancelBase = context.WithCancel(context.Background())
 	meter := trace.MeterOf(system)
 	for i := 0; i < n; i++ {

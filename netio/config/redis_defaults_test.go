@@ -14,7 +14,7 @@ import (
 // started with no config file: every directive name and its default.
 
 // slotdOnly are slotd's own directives.
-var slotdOnly = map[string]bool{"shard-actors": true, "event-loops": true, "trace-actors": true, "trace-ring-size": true, "metrics-port": true, "go-memory-limit": true,
+var slotdOnly = map[string]bool{"shard-actors": true, "event-loops": true, "trace-actors": true, "trace-ring-size": true, "metrics-port": true, "go-memory-limit": true, "script-memory-limit": true,
 	"cluster-quorum-timeout": true}
 
 // defaultsDiffer are defaults slotd deliberately does not share: dir is

@@ -137,6 +137,10 @@ func directives() []*directive {
 		// the Go runtime's soft memory limit (0: derived from maxmemory,
 		// none without it; cmd/node/memlimit.go)
 		intD("go-memory-limit", "0", 0, longMax, memory),
+		// how much a script may grow the heap (0: the least of maxmemory,
+		// a quarter of the machine's memory and 1 GiB;
+		// actors/shard/script_memory.go)
+		intD("script-memory-limit", "0", 0, longMax, memory),
 	}
 	ds = append(ds, compatDirectives()...)
 	return append(ds, tlsDirectives()...)
