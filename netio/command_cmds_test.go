@@ -89,13 +89,15 @@ func TestCommandDocsListGetKeys(t *testing.T) {
 	n := nodetest.Start(t)
 	w := dialWire(t, n.Addr)
 	sum := command.Lookup([]byte("get")).Summary
-	require.Equal(t, "*2\r\n$3\r\nget\r\n*6\r\n$7\r\nsummary\r\n$"+strconv.Itoa(len(sum))+"\r\n"+sum+"\r\n"+
-		"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n", w.do("COMMAND", "DOCS", "get", "nosuch"))
+	require.Equal(t, "*2\r\n$3\r\nget\r\n*8\r\n$7\r\nsummary\r\n$"+strconv.Itoa(len(sum))+"\r\n"+sum+"\r\n"+
+		"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"+
+		"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n"+
+		"$14\r\nkey_spec_index\r\n:0\r\n", w.do("COMMAND", "DOCS", "get", "nosuch"))
 	require.Equal(t, "*0\r\n", w.do("COMMAND", "DOCS", "nosuch"))
 	r := w.do("COMMAND", "DOCS", "config")
-	require.Contains(t, r, "$11\r\nsubcommands\r\n*10\r\n$10\r\nconfig|get\r\n*6\r\n$7\r\nsummary\r\n")
+	require.Contains(t, r, "$11\r\nsubcommands\r\n*10\r\n$10\r\nconfig|get\r\n*8\r\n$7\r\nsummary\r\n")
 	w.do("HELLO", "3")
-	require.True(t, strings.HasPrefix(w.do("COMMAND", "DOCS", "get"), "%1\r\n$3\r\nget\r\n%3\r\n"))
+	require.True(t, strings.HasPrefix(w.do("COMMAND", "DOCS", "get"), "%1\r\n$3\r\nget\r\n%4\r\n"))
 
 	ctx := context.Background()
 	c := n.Client(t)

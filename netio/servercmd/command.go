@@ -225,7 +225,8 @@ func writeDocs(w *resp.Writer, s *command.Spec) {
 			n++
 		}
 	}
-	if len(s.Subcommands) > 0 {
+	args := docArguments(s)
+	if len(s.Subcommands) > 0 || len(args) > 0 {
 		n++
 	}
 	w.Map(n)
@@ -233,6 +234,35 @@ func writeDocs(w *resp.Writer, s *command.Spec) {
 		if f[1] != "" {
 			w.BulkString(f[0])
 			w.BulkString(f[1])
+		}
+	}
+	if len(args) > 0 {
+		w.BulkString("arguments")
+		w.Array(len(args))
+		for _, a := range args {
+			m := 2
+			if a.key {
+				m++
+			}
+			if len(a.flags) > 0 {
+				m++
+			}
+			w.Map(m)
+			w.BulkString("name")
+			w.BulkString(a.name)
+			w.BulkString("type")
+			w.BulkString(a.typ)
+			if a.key {
+				w.BulkString("key_spec_index")
+				w.Int(0)
+			}
+			if len(a.flags) > 0 {
+				w.BulkString("flags")
+				w.Set(len(a.flags))
+				for _, f := range a.flags {
+					w.Simple(f)
+				}
+			}
 		}
 	}
 	if len(s.Subcommands) > 0 {
@@ -244,6 +274,59 @@ func writeDocs(w *resp.Writer, s *command.Spec) {
 			writeDocs(w, sub)
 		}
 	}
+}
+
+// docArgument is one COMMAND DOCS argument derived from the command's
+// arity and key positions: a key (of COMMAND INFO's one key spec) or a
+// string, "multiple" for the last required one of a command that takes
+// more, "optional" too when none is required.
+type docArgument struct {
+	name  string // "key" or "arg"
+	typ   string // "key" or "string"
+	key   bool
+	flags []string
+}
+
+// docArguments derives a command's arguments (none for a container: its
+// subcommands have them).
+func docArguments(s *command.Spec) []docArgument {
+	if len(s.Subcommands) > 0 {
+		return nil
+	}
+	base := 1 // the command's name
+	if s.Parent != nil {
+		base = 2 // and the subcommand's
+	}
+	n := s.Arity
+	if n < 0 {
+		n = -n
+	}
+	first, last, step := keyRange(s)
+	isKey := func(p int) bool {
+		if first == 0 || notKey(s) || p < first || (p-first)%step != 0 {
+			return false
+		}
+		return last < 0 || p <= last
+	}
+	arg := func(p int) docArgument {
+		if isKey(p) {
+			return docArgument{name: "key", typ: "key", key: true}
+		}
+		return docArgument{name: "arg", typ: "string"}
+	}
+	var out []docArgument
+	for p := base; p < n; p++ {
+		out = append(out, arg(p))
+	}
+	if s.Arity < 0 {
+		if len(out) == 0 {
+			a := arg(base)
+			a.flags = []string{"optional", "multiple"}
+			return append(out, a)
+		}
+		out[len(out)-1].flags = []string{"multiple"}
+	}
+	return out
 }
 
 // commandDocs implements COMMAND DOCS [name ...]: a map of the known names
