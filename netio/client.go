@@ -4,7 +4,6 @@ import (
 	"context"
 	"github.com/slotd/slotd/netio/acl"
 	"sync/atomic"
-	"time"
 
 	"github.com/panjf2000/gnet/v2"
 
@@ -177,4 +176,8 @@ func (g *group) singleBuffer() []byte {
 	return nil
 }
 
-func (cl *client) touch() { cl.lastIO.Store(time.Now().UnixMilli()) }
+// touch records traffic from the client: its idle time (CLIENT LIST
+// idle=, timeout) counts from the server's coarse clock, as Redis's
+// lastinteraction reads its cached unixtime, so reading a request costs
+// no clock read.
+func (cl *client) touch() { cl.lastIO.Store(cl.srv.coarseMS.Load()) }

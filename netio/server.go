@@ -78,6 +78,9 @@ type Server struct {
 	Cluster Cluster
 
 	eng       gnet.Engine
+	// coarseMS is the wall clock in unix ms, refreshed every 100 ms
+	// (memCron): what client traffic is stamped with (client.touch).
+	coarseMS atomic.Int64
 	cycles    cycleWriters           // per event loop: replies written at the end of its cycle
 	diskErr   atomic.Pointer[string] // MISCONF while saving or the AOF fails (SetDiskError)
 	addr      string
@@ -207,6 +210,7 @@ func New(o Options) *Server {
 		started: time.Now(),
 		runID:   randomHex(40),
 	}
+	s.coarseMS.Store(s.started.UnixMilli())
 	if s.Table == nil {
 		s.Table = &slots.Holder{}
 		t := slots.NewTable()

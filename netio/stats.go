@@ -95,6 +95,7 @@ func (s *Server) clientMemory() int64 {
 // counts client buffers in used_memory.
 func (s *Server) memCron() {
 	s.every(100*time.Millisecond, func() {
+		s.coarseMS.Store(time.Now().UnixMilli())
 		if n := s.clientMemory(); n != s.shards.MemOverhead() {
 			s.shards.SetMemOverhead(n)
 		}

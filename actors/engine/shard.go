@@ -121,6 +121,9 @@ type Shard struct {
 	calls []pendingCalls
 	// fastRun are the fast commands run since tick (exec, closeRun).
 	fastRun []fastCall
+	// startAt is the Mono time RunAt was given for the batch it starts,
+	// 0 once the batch's clock started (restartClock).
+	startAt int64
 	// dirty are the entries writes reached since the last settle
 	// (memory.go).
 	dirty []*keyspace.Entry
@@ -209,6 +212,19 @@ func (s *Shard) flushCalls() {
 // is told when the batch is complete (at once, or later for a command that
 // blocks or waits for MIGRATE).
 func (s *Shard) Run(b *batch.Batch, now int64) {
+	s.startAt = 0
+	s.run(b, now)
+}
+
+// RunAt is Run for a caller that read the group's Mono clock (mono) with
+// its wall clock: the batch's command clock starts there instead of at a
+// clock read of its own.
+func (s *Shard) RunAt(b *batch.Batch, now, mono int64) {
+	s.startAt = mono
+	s.run(b, now)
+}
+
+func (s *Shard) run(b *batch.Batch, now int64) {
 	s.now = now
 	s.cur = b
 	s.finished = nil
@@ -481,6 +497,10 @@ func (s *Shard) closeRun() {
 func (s *Shard) restartClock() {
 	if len(s.fastRun) > 0 {
 		s.closeRun()
+		return
+	}
+	if s.startAt != 0 {
+		s.tick, s.startAt = s.startAt, 0
 		return
 	}
 	s.tick = s.group.mono()

@@ -38,6 +38,7 @@ type Actor struct {
 	script scriptState // the script worker and the running script (script.go)
 	held   []any       // messages received while a MIGRATE transfers (migrate.go)
 	joint  jointState  // the actor's part in a joint step (joint.go)
+	clock  wallClock   // read once per batch (clock.go)
 }
 
 // Named messages of the actor itself.
@@ -72,12 +73,14 @@ func (a *Actor) handle(msg any) {
 		switch m := msg.(type) {
 		case *batch.Batch:
 			if !a.offloadScript(m) {
-				a.eng.Run(m, now())
+				ms, mono := a.clock.read()
+				a.eng.RunAt(m, ms, mono)
 			}
 		case tick:
-			a.eng.ActiveExpire(now())
+			a.clock.sync()
+			a.eng.ActiveExpire(a.clock.now())
 		case blockTimeout:
-			a.eng.Timeout(m.bl, now())
+			a.eng.Timeout(m.bl, a.clock.now())
 		case op:
 			m.run(a.eng)
 		}
@@ -138,6 +141,7 @@ func NewGroup(system *actor.ActorSystem, n int, log zerolog.Logger, opts ...Opti
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("shard-%d", i)
 		a := &Actor{eng: eg.Shard(i), g: g, id: i, tr: trace.NewTracer("shard", name, meter)}
+		a.clock.sync()
 		a.eng.SetHost(a)
 		// Traced and timed from Receive, not by a middleware: no envelope
 		// per message.
