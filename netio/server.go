@@ -77,10 +77,10 @@ type Server struct {
 	// Cluster is set in cluster mode (before Serve).
 	Cluster Cluster
 
-	eng       gnet.Engine
+	eng gnet.Engine
 	// coarseMS is the wall clock in unix ms, refreshed every 100 ms
 	// (memCron): what client traffic is stamped with (client.touch).
-	coarseMS atomic.Int64
+	coarseMS  atomic.Int64
 	cycles    cycleWriters           // per event loop: replies written at the end of its cycle
 	diskErr   atomic.Pointer[string] // MISCONF while saving or the AOF fails (SetDiskError)
 	addr      string
