@@ -45,3 +45,86 @@ func TestMaxmemoryOverTCP(t *testing.T) {
 	require.NoError(t, c.ConfigResetStat(ctx).Err())
 	require.Zero(t, infoInt(t, c.Info(ctx, "stats").Val(), "evicted_keys"))
 }
+
+// Over maxmemory with nothing to evict, as Redis 7.0: a command queued in
+// MULTI is refused and EXEC aborts; an EXEC whose queue holds a denyoom
+// command aborts naming the OOM; EXEC of reads and DISCARD go on. Scripts:
+// one declaring flags without no-writes/allow-oom is refused before it
+// runs; one without a shebang may read, and its first denyoom command is
+// refused (pcall sees the error table) unless it already wrote.
+func TestMaxmemoryOOMForTransactionsAndScripts(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	ctx := context.Background()
+	admin := n.Client(t)
+	c := n.Client(t, 2)
+	conn := c.Conn()
+	defer conn.Close()
+	const oom = "OOM command not allowed when used memory > 'maxmemory'."
+	require.NoError(t, c.Set(ctx, "x", "123", 0).Err())
+	setMax := func(v string) { require.NoError(t, admin.ConfigSet(ctx, "maxmemory", v).Err()) }
+	do := func(args ...any) (any, error) { return conn.Do(ctx, args...).Result() }
+
+	// Queued before the limit is hit, EXEC is refused for its SET.
+	_, err := do("MULTI")
+	require.NoError(t, err)
+	_, _ = do("SET", "x", "1")
+	_, _ = do("GET", "x")
+	setMax("1")
+	_, err = do("EXEC")
+	require.EqualError(t, err, "EXECABORT Transaction discarded because of: "+oom)
+	v, err := do("PING") // no longer in MULTI
+	require.NoError(t, err)
+	require.Equal(t, "PONG", v)
+
+	// Reads only, queued under the limit: EXEC runs.
+	setMax("0")
+	_, _ = do("MULTI")
+	_, _ = do("GET", "x")
+	setMax("1")
+	v, err = do("EXEC")
+	require.NoError(t, err)
+	require.Equal(t, []any{"123"}, v)
+
+	// Queueing over the limit: refused, EXEC aborts; DISCARD works.
+	_, _ = do("MULTI")
+	_, err = do("GET", "x")
+	require.EqualError(t, err, oom)
+	_, err = do("EXEC")
+	require.EqualError(t, err, "EXECABORT Transaction discarded because of previous errors.")
+	_, _ = do("MULTI")
+	_, err = do("SET", "x", "2")
+	require.EqualError(t, err, oom)
+	_, err = do("DISCARD")
+	require.NoError(t, err)
+
+	// Scripts.
+	_, err = do("EVAL", "redis.call('set', KEYS[1], 1) return 1", 1, "x")
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), oom+" script: "), err.Error())
+	v, err = do("EVAL", "return redis.call('get', KEYS[1])", 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, "123", v)
+	v, err = do("EVAL", "local e = redis.pcall('set', KEYS[1], 1) return e['err']", 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, oom, v)
+	_, err = do("EVAL", "#!lua flags=\nreturn 1", 0)
+	require.EqualError(t, err, oom)
+	v, err = do("EVAL", "#!lua flags=allow-oom\nredis.call('set', KEYS[1], 'a') return 1", 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), v)
+	v, err = do("EVAL_RO", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, "a", v)
+	// A write that is not denyoom first (DEL): the script may go on.
+	v, err = do("EVAL", "redis.call('del', '{x}none') redis.call('set', KEYS[1], 'b') return 1", 1, "x")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), v)
+
+	setMax("0")
+	_, _ = do("MULTI")
+	_, _ = do("SET", "x", "3")
+	v, err = do("EXEC")
+	require.NoError(t, err)
+	require.Equal(t, []any{"OK"}, v)
+}

@@ -98,6 +98,14 @@ func (cl *client) discardTx() {
 
 // queue validates a command issued inside MULTI and queues a copy.
 func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) {
+	if s.shards.OutOfMemory() {
+		// Queueing could use memory without bound: over maxmemory every
+		// command is refused, and EXEC then aborts (Redis's
+		// processCommand). DISCARD, EXEC, QUIT and RESET never get here.
+		cl.multiErr = true
+		s.replyErr(g, spec, errOOM)
+		return
+	}
 	slot, split := -1, false
 	if spec.Exec == command.Shard {
 		sl, errMsg := s.route(cl, spec, args)
@@ -125,6 +133,9 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 	g.endLocal()
 }
 
+// errOOM is Redis's refusal over maxmemory (engine.ErrOOM).
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
 func cmdExec(x *Ctx) {
 	cl, s, g := x.C, x.S, x.g
 	if !cl.multi {
@@ -139,6 +150,15 @@ func cmdExec(x *Ctx) {
 		s.unwatchIn(cl, g)
 		x.W.Error("EXECABORT Transaction discarded because of previous errors.")
 		return
+	}
+	// An EXEC with a denyoom command is refused over maxmemory, as that
+	// command would be (execCommandAbort names why).
+	for _, qc := range q {
+		if qc.spec.DenyOOM() && s.shards.OutOfMemory() {
+			s.unwatchIn(cl, g)
+			x.W.Error("EXECABORT Transaction discarded because of: " + errOOM)
+			return
+		}
 	}
 	// In cluster mode every keyed command of the transaction must be in
 	// one slot; a standalone node runs any keys, as Redis.

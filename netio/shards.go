@@ -54,6 +54,9 @@ type Shards interface {
 	// Evicted is the number of keys evicted for maxmemory (INFO
 	// evicted_keys).
 	Evicted() int64
+	// OutOfMemory reports whether the node is over maxmemory with nothing
+	// the shards could evict (MULTI queueing and EXEC refuse then).
+	OutOfMemory() bool
 	ResetTotals()
 	// Panics is the number of panics contained in the shards.
 	Panics() int64

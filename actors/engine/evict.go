@@ -216,6 +216,14 @@ func (g *Group) evictionTimeLimit() int64 {
 // nothing is left to evict, or the time limit passes (checked every 16
 // keys, as Redis does). now (unix ms) scores LRU and LFU candidates.
 func (s *Shard) evict(now int64) evictResult {
+	r := s.evictOnce(now)
+	if failed := r == evictFail; s.Stats.EvictFailed.Load() != failed {
+		s.Stats.EvictFailed.Store(failed)
+	}
+	return r
+}
+
+func (s *Shard) evictOnce(now int64) evictResult {
 	over := s.memOver()
 	if over <= 0 {
 		s.evictor.later = false
@@ -400,12 +408,34 @@ func (s *Shard) keyEvicted(slot int, key []byte) {
 // what is needed first and reports whether the command must be refused
 // with -OOM (a denyoom command while nothing could be evicted). Not inside
 // a transaction: Redis evicts before EXEC, not between its commands.
+// The outcome is kept for the command's scripts (oomAtStart: Redis's
+// pre_command_oom_state).
 func (s *Shard) evictBefore(spec *command.Spec) bool {
 	if s.txHold > 0 || s.repl.txLeft > 0 {
 		return false
 	}
+	s.oomAtStart = s.evict(s.now) == evictFail
 	// A fanout's parts are merged: the refusal of one would not be a reply.
-	return s.evict(s.now) == evictFail && spec.DenyOOM() && spec.Exec == command.Shard
+	return s.oomAtStart && spec.DenyOOM() && spec.Exec == command.Shard
+}
+
+// OutOfMemory reports whether the node is over maxmemory with nothing a
+// shard could evict (noeviction, or the last eviction failed): what a
+// command queued in MULTI, or an EXEC with a denyoom command, is refused
+// for (netio/multi.go). The shards' charges are as they last published
+// them.
+func (g *Group) OutOfMemory() bool {
+	limit := g.MaxMemory.Load()
+	if limit <= 0 {
+		return false
+	}
+	used := g.overhead.Load()
+	failed := g.Policy() == NoEviction
+	for _, s := range g.shards {
+		used += s.Stats.Used.Load()
+		failed = failed || s.Stats.EvictFailed.Load()
+	}
+	return used > limit && failed
 }
 
 // Evicted is the number of keys evicted over every shard (INFO

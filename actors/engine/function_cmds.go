@@ -43,6 +43,10 @@ func (c *Call) fcall(readOnly bool) {
 		c.W.Error("ERR Function not found")
 		return
 	}
+	if c.S.oomAtStart && denyOOMFlags(fn.Flags) {
+		c.W.Error(ErrOOM)
+		return
+	}
 	n, ok := c.numKeys("ERR Bad number of keys provided")
 	if !ok {
 		return
@@ -62,7 +66,7 @@ func (c *Call) fcall(readOnly bool) {
 	for i, a := range c.Args {
 		cmd[i] = append([]byte(nil), a...)
 	}
-	s.runLua(c, readOnly, &RunningFunction{Name: fn.Name, Command: cmd}, func(vm *script.VM, ctx context.Context, h script.Host) {
+	s.runLua(c, readOnly, fn.Flags&script.FlagAllowOOM != 0, &RunningFunction{Name: fn.Name, Command: cmd}, func(vm *script.VM, ctx context.Context, h script.Host) {
 		libs := s.group.Functions()
 		if gen := libs.Gen(); s.script.libGen != gen {
 			vm.ForgetLibraries(libs.Loaded)

@@ -82,6 +82,22 @@ func (c *Call) numKeys(notInt string) (int64, bool) {
 	return 0, false
 }
 
+// scriptDeniesOOM reports whether the EVAL's script declares flags without
+// no-writes or allow-oom: such a script is refused over maxmemory before
+// it runs, as a denyoom command (Redis's evalGetCommandFlags). A script
+// without a shebang, or an unknown SHA, is not.
+func (c *Call) scriptDeniesOOM(cache *script.Cache, bySHA bool) bool {
+	if bySHA {
+		sc := cache.Get(c.Args[1])
+		return sc != nil && sc.Shebang && denyOOMFlags(sc.Flags)
+	}
+	f, ok := script.ShebangFlags(c.Args[1])
+	return ok && denyOOMFlags(f)
+}
+
+// denyOOMFlags: flags that neither say no-writes nor allow-oom.
+func denyOOMFlags(f script.Flags) bool { return f&(script.FlagNoWrites|script.FlagAllowOOM) == 0 }
+
 func isScriptSpec(s *command.Spec) bool {
 	return s != nil && (s == specEval || s == specEvalSHA || s == specEvalRO || s == specEvalSHARO ||
 		s == specFcall || s == specFcallRO)
@@ -95,11 +111,15 @@ func cmdEvalSHARO(c *Call) { c.eval(true, true) }
 // eval runs EVAL-family commands: checks numkeys, finds or compiles the
 // script, then runs it in this shard's VM.
 func (c *Call) eval(bySHA, readOnly bool) {
+	cache := c.S.group.Scripts()
+	if c.S.oomAtStart && c.scriptDeniesOOM(cache, bySHA) {
+		c.W.Error(ErrOOM)
+		return
+	}
 	n, ok := c.numKeys(ErrNotInt)
 	if !ok {
 		return
 	}
-	cache := c.S.group.Scripts()
 	var sc *script.Script
 	if bySHA {
 		if sc = cache.Get(c.Args[1]); sc == nil {

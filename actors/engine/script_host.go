@@ -54,6 +54,8 @@ type scriptHost struct {
 	slot     int // the EVAL's slot (-1: no keys declared)
 	readOnly bool
 	asking   bool // the EVAL was sent after ASKING
+	// allowOOM: the script's flags say allow-oom; dirty: it has written.
+	allowOOM, dirty bool
 	// user is the caller's ACL user when restricted (nil: allowed all);
 	// client is the caller's id (for ACL LOG).
 	user   *acl.User
@@ -123,10 +125,17 @@ func (h *scriptHost) Call(args [][]byte, w *resp.Writer) string {
 			w.Error(ErrReadOnlyReplica)
 			return ""
 		}
+		// Over maxmemory when the script started, a denyoom command is
+		// refused until the script has written (Redis's scriptVerifyOOM:
+		// it cannot stop half-way).
+		if spec.DenyOOM() && s.oomAtStart && !h.allowOOM && !h.dirty {
+			return "-" + ErrOOM
+		}
 		if !s.scriptWrites() {
 			return errScriptKilled
 		}
 	}
+	h.dirty = h.dirty || write
 	switch {
 	case spec.Exec == command.Loop:
 		return h.loopCommand(spec, args, w)

@@ -60,14 +60,15 @@ func HasScript(b *batch.Batch) bool {
 
 // runScript executes sc for the EVAL in c and writes its reply.
 func (s *Shard) runScript(c *Call, sc *script.Script, keys, argv [][]byte, readOnly bool) {
-	s.runLua(c, readOnly, nil, func(vm *script.VM, ctx context.Context, h script.Host) {
+	allowOOM := sc.Shebang && sc.Flags&script.FlagAllowOOM != 0
+	s.runLua(c, readOnly, allowOOM, nil, func(vm *script.VM, ctx context.Context, h script.Host) {
 		vm.Run(ctx, sc, keys, argv, h, c.W)
 	})
 }
 
 // runLua runs a script or function (run, fn set) in this shard's VM for
 // the call c, published to the Host while it runs.
-func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*script.VM, context.Context, script.Host)) {
+func (s *Shard) runLua(c *Call, readOnly, allowOOM bool, fn *RunningFunction, run func(*script.VM, context.Context, script.Host)) {
 	sh := &s.script
 	if sh.vm == nil {
 		sh.vm = script.NewVM()
@@ -85,7 +86,8 @@ func (s *Shard) runLua(c *Call, readOnly bool, fn *RunningFunction, run func(*sc
 	// it at the end releases those a script left suspended.
 	runCtx, done := context.WithCancel(ctx)
 	defer done()
-	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking, client: c.Cmd.Client}
+	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking, client: c.Cmd.Client,
+		allowOOM: allowOOM}
 	if u := c.Cmd.ACL.User(); !u.Unrestricted {
 		h.user = u
 	}

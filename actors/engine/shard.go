@@ -55,6 +55,9 @@ type Stats struct {
 	Used atomic.Int64
 	// Evicted counts keys evicted for maxmemory (evict.go).
 	Evicted atomic.Int64
+	// EvictFailed: the last eviction found nothing left to evict while
+	// over maxmemory (evict.go; OutOfMemory).
+	EvictFailed atomic.Bool
 	// Panics counts panics contained in this shard (contain.go).
 	Panics atomic.Int64
 }
@@ -66,6 +69,10 @@ type Shard struct {
 	n     int
 	group *Group
 	host  Host
+
+	// oomAtStart: the command now running found the node over maxmemory
+	// with nothing to evict (evictBefore; its scripts' first write fails).
+	oomAtStart bool
 
 	// spaces is the database of the command being executed (db its
 	// number), one of dbs; every database's keyspaces share index.
@@ -316,6 +323,7 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 		s.UseDB(int(cmd.DB))
 	}
 	mark := len(b.Out.B)
+	s.oomAtStart = false
 	if s.group.MaxMemory.Load() > 0 && s.evictBefore(cmd.Spec) {
 		b.Out.Error(ErrOOM)
 		command.Rejected(s.group.CmdStats, cmd.Spec, b.Out.B[mark:])
