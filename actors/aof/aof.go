@@ -81,7 +81,13 @@ type Manager struct {
 	writeErr    atomic.Pointer[string] // the last write error, as strerror words
 	syncErr     atomic.Pointer[string]
 	// OnFault runs when Fault may have changed (set before Open).
-	OnFault   func()
+	OnFault func()
+	// open opens an incr file (SetFileOpener); fatal ends the process
+	// after an error it cannot survive (SetFatal); dead: fatal was called.
+	open  atomic.Pointer[Opener]
+	fatal atomic.Pointer[func(msg string)]
+	dead  atomic.Bool
+
 	baseSize  atomic.Int64 // bytes of the current bases
 	rwBase    atomic.Int64 // AOF size right after the last rewrite
 	bgRewrite chan struct{}
@@ -116,6 +122,56 @@ func (m *Manager) setPolicy(v string) {
 	default:
 		m.policy.Store(policyEverysec)
 	}
+}
+
+// File is an open incr file: records are appended with Write and made
+// durable with Sync.
+type File interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// Opener opens an incr file as os.OpenFile does.
+type Opener func(path string, flag int, perm os.FileMode) (File, error)
+
+// SetFileOpener makes the AOF open its incr files with open (nil: the
+// operating system's files) from the next file it opens on.
+func (m *Manager) SetFileOpener(open Opener) {
+	if open == nil {
+		m.open.Store(nil)
+		return
+	}
+	m.open.Store(&open)
+}
+
+func (m *Manager) openFile(path string, flag int, perm os.FileMode) (File, error) {
+	if p := m.open.Load(); p != nil {
+		return (*p)(path, flag, perm)
+	}
+	f, err := os.OpenFile(path, flag, perm)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return f, nil
+}
+
+// SetFatal sets what an error the AOF cannot survive does (a write or an
+// fsync failing under appendfsync always): fatal logs msg and ends the
+// process, as Redis exits. Replies waiting for that fsync are never
+// released.
+func (m *Manager) SetFatal(fatal func(msg string)) { m.fatal.Store(&fatal) }
+
+func (m *Manager) die(msg string) {
+	if m.dead.Swap(true) {
+		return // once
+	}
+	if p := m.fatal.Load(); p != nil {
+		(*p)(msg)
+		return
+	}
+	m.log.Error().Msg(msg)
+	os.Exit(1)
 }
 
 // Rewriting reports whether a rewrite runs.
@@ -260,7 +316,7 @@ func (m *Manager) currentSize() int64 {
 // attachExisting opens each shard's last incr file for appending and
 // attaches the logs.
 func (m *Manager) attachExisting() error {
-	files := make([]*os.File, m.g.N())
+	files := make([]File, m.g.N())
 	names := make([]string, m.g.N())
 	sizes := make([]int64, m.g.N())
 	gen := m.man.gen()
@@ -274,7 +330,8 @@ func (m *Manager) attachExisting() error {
 			name = incrName(m.prefix(), gen, i)
 			newEntries = append(newEntries, fileEntry{Name: name, Seq: gen, Type: 'i', Shard: i})
 		}
-		f, err := os.OpenFile(filepath.Join(m.Dir(), name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		path := filepath.Join(m.Dir(), name)
+		f, err := m.openFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			for _, o := range files[:i] {
 				_ = o.Close()
@@ -282,9 +339,9 @@ func (m *Manager) attachExisting() error {
 			return err
 		}
 		t0 := time.Now()
-		st, _ := f.Stat()
+		st, err := os.Stat(path)
 		m.g.Latency.Since("aof-fstat", t0)
-		if st != nil {
+		if err == nil {
 			sizes[i] = st.Size()
 		}
 		files[i], names[i] = f, name
@@ -408,9 +465,13 @@ func (m *Manager) logFailing(on bool, err error) {
 	}
 }
 
+// fsyncFailed reports an fsync error (EINVAL is none: a file that cannot
+// be fsync'd, which Redis ignores too).
+func fsyncFailed(err error) bool { return err != nil && !errors.Is(err, syscall.EINVAL) }
+
 func (m *Manager) synced(err error) {
-	if errors.Is(err, syscall.EINVAL) {
-		err = nil // a file that cannot be fsync'd (Redis ignores EINVAL too)
+	if !fsyncFailed(err) {
+		err = nil
 	}
 	if err == nil {
 		if m.syncErr.Swap(nil) != nil {

@@ -1,7 +1,6 @@
 package aof
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,14 +43,14 @@ type shardLog struct {
 	failing     atomic.Bool // pend or npend is not empty
 
 	mu       sync.Mutex
-	cur      *os.File // nil while the first rewrite runs
-	next     *os.File // the rewrite's new incr file
+	cur      File // nil while the first rewrite runs
+	next     File // the rewrite's new incr file
 	curName  string
 	nextName string
 	written  uint64 // appends so far
 	synced   uint64 // appends covered by a completed fsync
 	waiters  []waiter
-	retired  []*os.File // closed by the syncer after a last fsync
+	retired  []File // closed by the syncer after a last fsync
 
 	size     atomic.Int64 // bytes in cur
 	nextSize atomic.Int64
@@ -65,7 +64,7 @@ type waiter struct {
 	fn  func()
 }
 
-func newShardLog(m *Manager, id int, cur *os.File, name string, size int64) *shardLog {
+func newShardLog(m *Manager, id int, cur File, name string, size int64) *shardLog {
 	l := &shardLog{m: m, id: id, cur: cur, curName: name,
 		kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	l.size.Store(size)
@@ -138,11 +137,16 @@ func (l *shardLog) flushOut(data, ndata []byte) {
 			err = nerr
 		}
 	}
+	if err != nil && l.m.Always() {
+		// The replies of these records are held until an fsync covers
+		// them: none can be released, and nothing can be rolled back.
+		l.m.die("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+	}
 	l.setFailing(len(l.pend) > 0 || len(l.npend) > 0, err)
 }
 
 // writeOut appends pend and data to f and returns what is still unwritten.
-func (l *shardLog) writeOut(f *os.File, pend, data []byte, size *atomic.Int64) ([]byte, error) {
+func (l *shardLog) writeOut(f File, pend, data []byte, size *atomic.Int64) ([]byte, error) {
 	if len(pend) == 0 && len(data) == 0 {
 		return pend, nil
 	}
@@ -245,7 +249,7 @@ func (l *shardLog) syncLoop() {
 		case <-l.quit:
 			l.syncOnce(true)
 			l.mu.Lock()
-			files := []*os.File{l.cur, l.next}
+			files := []File{l.cur, l.next}
 			l.cur, l.next = nil, nil
 			l.mu.Unlock()
 			for _, f := range files {
@@ -271,17 +275,29 @@ func (l *shardLog) syncOnce(final bool) {
 	}
 	// After an fsync error, try again even with nothing new to write.
 	need := target > l.synced || l.m.syncErr.Load() != nil
-	files := [2]*os.File{l.cur, l.next}
+	files := [2]File{l.cur, l.next}
 	retired := l.retired
 	l.retired = nil
 	l.mu.Unlock()
+	if l.m.dead.Load() {
+		return // a fatal AOF error: the process is exiting, nothing is released
+	}
 	skip := l.m.Policy() == policyNo || (l.m.noSyncOnRewrite() && l.m.rewriting.Load())
 	if need && (final || !skip) {
 		t0 := time.Now()
 		for _, f := range files {
-			if f != nil {
-				l.m.synced(f.Sync())
+			if f == nil {
+				continue
 			}
+			err := f.Sync()
+			if fsyncFailed(err) && l.m.Always() {
+				// Redis exits rather than acknowledge what the disk may
+				// not have: the waiting replies stay unsent.
+				l.m.die("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " +
+					errnoText(err) + ". Exiting...")
+				return
+			}
+			l.m.synced(err)
 		}
 		if l.m.Policy() == policyAlways {
 			l.m.g.Latency.Since("aof-fsync-always", t0)
@@ -326,7 +342,7 @@ func (l *shardLog) close() {
 
 // ---- rewrite steps, each run in the shard's turn
 
-func (l *shardLog) beginRewrite(f *os.File, name string) {
+func (l *shardLog) beginRewrite(f File, name string) {
 	l.mu.Lock()
 	l.next, l.nextName = f, name
 	l.mu.Unlock()

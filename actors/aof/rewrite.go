@@ -162,7 +162,7 @@ type (
 	// the shard's next write on; done is closed after.
 	beginRewrite struct {
 		log  *shardLog
-		incr *os.File
+		incr File
 		name string
 		done chan struct{}
 	}
@@ -200,7 +200,7 @@ func (m *Manager) rewriteShard(i int, gen int64, l *shardLog, rdbBase bool) (int
 	defer f.Close()
 	if l != nil {
 		name := incrName(m.prefix(), gen, i)
-		incr, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+		incr, err := m.openFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 		if err != nil {
 			return 0, fmt.Errorf("opening the AOF incr file %s: %w", name, err)
 		}

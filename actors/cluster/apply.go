@@ -66,17 +66,17 @@ func (x *stepExecutor) SaveConfig(durable bool) error {
 	a := x.a
 	if x.lazy || !durable {
 		x.syncLater = !x.lazy
-		return a.store.saveNoSync(a.st.Config())
+		return a.saver.saveNoSync(a.st.Config())
 	}
-	return a.store.save(a.st.Config())
+	return a.saver.save(a.st.Config())
 }
 
 func (x *stepExecutor) SyncConfig() {
 	if !x.syncLater {
 		return
 	}
-	if err := x.a.store.sync(); err != nil {
-		x.a.log.Error().Err(err).Msg("Fatal: can't fsync the cluster config file")
+	if err := x.a.saver.sync(); err != nil {
+		x.a.die(err)
 	}
 }
 

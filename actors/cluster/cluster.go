@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -91,6 +92,19 @@ type Options struct {
 	// Lease receives every new write lease (bus.State.WriteLease, unix
 	// ms), called on the actor; nil: not followed.
 	Lease func(unixMs int64)
+	// Fatal ends the process after msg, logged, when nodes.conf cannot be
+	// saved (Redis's clusterSaveConfigOrDie); the actor acts on nothing
+	// after it. Nil: log and exit with status 1.
+	Fatal func(msg string)
+	// saver replaces nodes.conf's store once it is loaded (tests).
+	saver saver
+}
+
+// saver writes nodes.conf: store, or a test's.
+type saver interface {
+	save(text string) error
+	saveNoSync(text string) error
+	sync() error
 }
 
 // Replication is what the cluster actor needs from the replication layer
@@ -165,9 +179,13 @@ func Start(o Options) (*Cluster, error) {
 		dbEmpty: o.DBEmpty, dropSlots: o.DropSlots, slotKeys: o.SlotKeys, rnd: newRand(),
 		deliver: o.Deliver, onTable: o.OnTable, repl: o.Repl, onLease: o.Lease,
 		subs: actorSubcommands(), links: map[bus.LinkID]*peer.Handle{}, myID: new(atomic.Pointer[string]), dbg: newDebugState(o.Paused)}
+	a.saver, a.fatal = st, o.Fatal
 	if err := a.load(); err != nil {
 		st.close()
 		return nil, err
+	}
+	if o.saver != nil {
+		a.saver = o.saver
 	}
 	c := &Cluster{root: o.System.Root, store: st, myID: a.myID, stopTick: make(chan struct{}), dbg: a.dbg,
 		startedAsReplica: a.st.Myself().Flags&bus.FlagSlave != 0}
@@ -299,10 +317,14 @@ type promoted struct{}
 // clusterActor owns the bus state. Only the actor goroutine touches it
 // (and Start, before the actor exists).
 type clusterActor struct {
-	st        *bus.State
-	cfg       *config.Config
-	log       zerolog.Logger
-	store     *store
+	st    *bus.State
+	cfg   *config.Config
+	log   zerolog.Logger
+	store *store
+	saver saver // store, unless a test's
+	// fatal is Options.Fatal; dead: it was called, nothing else is done.
+	fatal     func(msg string)
+	dead      bool
 	table     *slots.Holder
 	dbEmpty   func() bool
 	dropSlots func([]int)
@@ -343,6 +365,9 @@ type clusterActor struct {
 // Receive implements actor.Actor. Every message is one step of the state
 // machine, followed by its effects.
 func (a *clusterActor) Receive(ctx actor.Context) {
+	if a.dead {
+		return // the process is exiting: nothing not on disk is acted on
+	}
 	if r, ok := ctx.Message().(*request); ok {
 		a.serve(ctx, r)
 		return
@@ -433,8 +458,23 @@ func (a *clusterActor) step(ctx actor.Context, msg any) {
 		return
 	}
 	if err := a.apply(ctx); err != nil {
-		a.log.Error().Err(err).Msg("Fatal: can't update cluster config file")
+		a.die(err)
 	}
+}
+
+// die stops the node after a failed nodes.conf save, as Redis exits: the
+// step's frames, votes and replies are not sent (bus.Apply stopped), and
+// no later message is acted on.
+func (a *clusterActor) die(err error) {
+	a.dead = true
+	a.log.Warn().Err(err).Msg("can't save the cluster config file")
+	const msg = "Fatal: can't update cluster config file."
+	if a.fatal != nil {
+		a.fatal(msg)
+		return
+	}
+	a.log.Warn().Msg(msg)
+	os.Exit(1)
 }
 
 func (a *clusterActor) peerOptions(ctx actor.Context, id bus.LinkID, conn net.Conn, addr string) peer.Options {
@@ -544,18 +584,20 @@ func (a *clusterActor) serve(ctx actor.Context, r *request) {
 			w.B = w.B[:mark]
 			a.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("CLUSTER command panicked")
 			w.Error("ERR internal error executing 'cluster'")
-			_ = a.apply(ctx)
+			if err := a.apply(ctx); err != nil {
+				w.B = w.B[:mark]
+				a.die(err)
+			}
 		}
-		if !a.setSlot.isParked(r) {
+		if !a.setSlot.isParked(r) && !a.dead {
 			r.done()
 		}
 	}()
 	a.setSlot.serving(ctx, r)
 	a.exec(w, r.args)
 	if err := a.apply(ctx); err != nil {
-		a.log.Error().Err(err).Msg("can't update cluster config file")
-		w.B = w.B[:mark]
-		w.Error("ERR Fatal: can't update cluster config file.")
+		w.B = w.B[:mark] // no reply: the node stops
+		a.die(err)
 	}
 }
 

@@ -100,7 +100,7 @@ func (a *clusterActor) failover(w *resp.Writer, args [][]byte) {
 func (a *clusterActor) dbIsEmpty() bool { return a.dbEmpty == nil || a.dbEmpty() }
 
 func (a *clusterActor) saveConfig(w *resp.Writer, _ [][]byte) {
-	if err := a.store.save(a.st.Config()); err != nil {
+	if err := a.saver.save(a.st.Config()); err != nil {
 		w.Error("ERR error saving the cluster node config: " + err.Error())
 		return
 	}

@@ -28,6 +28,7 @@ func startCluster(n *Node) (func(), error) {
 		SlotKeys: shards.SlotKeys,
 		Paused:   n.Server.PausedFor,
 		Lease:    n.Server.SetWriteLease,
+		Fatal:    n.fatal,
 		DropSlots: func(lost []int) {
 			for _, slot := range lost {
 				shards.DropSlotLogged(slot)

@@ -84,6 +84,14 @@ func Start(cfg *config.Config) (*Node, error) {
 	return n, nil
 }
 
+// fatal logs msg as Redis logs the line before it exits, and ends the
+// process with status 1 (an AOF or nodes.conf error the node must not
+// survive: it would acknowledge or act on what is not on disk).
+func (n *Node) fatal(msg string) {
+	n.Log.Warn().Msg(msg)
+	os.Exit(1)
+}
+
 // LoggedError is a start-up error the node has already written to its
 // log.
 type LoggedError struct{ Err error }
@@ -199,6 +207,7 @@ func (n *Node) start() error {
 		n.Server.SetDiskError(msg)
 	}
 	n.Persist.OnFault, n.AOF.OnFault = diskFault, diskFault
+	n.AOF.SetFatal(n.fatal)
 	cfg.OnChange("stop-writes-on-bgsave-error", func(string) { diskFault() })
 	cfg.OnChange("save", func(string) { diskFault() })
 	load := n.Persist.Load
