@@ -43,6 +43,7 @@ type client struct {
 	// Blocking: input is not parsed while a blocking command waits.
 	paused    bool
 	postponed bool // dispatch stopped at a command held by a client pause
+	parked    bool // postponed and waiting for the pause to end (blocked, for timeout)
 	// loadHeld: dispatch stopped at a command that would get LOADING; it
 	// waits for the loader's next events point (loadGen moves past
 	// loadSeen) or the end of the load (loading.go).

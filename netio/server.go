@@ -266,6 +266,7 @@ func (s *Server) Serve(addrs ...string) error {
 	s.addr = addrs[0]
 	s.serving.Store(true)
 	go s.memCron()
+	go s.idleCron()
 	var err error
 	if len(addrs) == 1 {
 		err = gnet.Run(s, addrs[0], opts...)
@@ -390,6 +391,7 @@ func (s *Server) onTraffic(c gnet.Conn) gnet.Action {
 	if s.holdIfPaused(c) {
 		return gnet.None
 	}
+	cl.parked = false
 	var buf []byte
 	fromQbuf := len(cl.qbuf) > 0
 	if fromQbuf {
@@ -435,6 +437,7 @@ func (s *Server) onTraffic(c gnet.Conn) gnet.Action {
 				// CLIENT PAUSE / failover pause: leave it unparsed until
 				// the pause ends (the connection is woken then).
 				cl.postponed = false
+				cl.parked = true
 				s.postpone(c)
 				break
 			}
