@@ -158,21 +158,21 @@ type pendingCalls struct {
 	calls, usec int64
 }
 
-// called counts one run of spec; an error reply is counted at once, the
-// rest at the next flushCalls.
-func (s *Shard) called(spec *command.Spec, us int64, reply []byte) {
+// called counts n runs of spec that took us µs each; an error reply (n is
+// 1) is counted at once, the rest at the next flushCalls.
+func (s *Shard) called(spec *command.Spec, n, us int64, reply []byte) {
 	if len(reply) > 0 && reply[0] == '-' {
 		s.group.CmdStats.Called(spec, us, reply)
 		return
 	}
 	for i := range s.calls {
 		if p := &s.calls[i]; p.spec == spec {
-			p.calls++
-			p.usec += us
+			p.calls += n
+			p.usec += n * us
 			return
 		}
 	}
-	s.calls = append(s.calls, pendingCalls{spec: spec, calls: 1, usec: us})
+	s.calls = append(s.calls, pendingCalls{spec: spec, calls: n, usec: n * us})
 }
 
 // slowCommand records a command past latency-monitor-threshold.
@@ -465,11 +465,11 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 	if !s.parked { // a parked command counts when it is served (Redis: on unblock)
 		// A parked command is logged when it is served, as Redis logs a
 		// blocked command when it is unblocked.
-		var peer batch.Peer
+		one := [1]fastCall{{cmd: cmd, reply: w.B[mark:]}}
 		if s.cur != nil {
-			peer = s.cur.Peer
+			one[0].peer = s.cur.Peer
 		}
-		s.timed(cmd, peer, s.tick-t0, w.B[mark:])
+		s.timed(one[:], s.tick-t0)
 	}
 }
 
@@ -477,7 +477,7 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 type fastCall struct {
 	cmd   *batch.Cmd
 	peer  batch.Peer
-	reply []byte // an error reply (for errorstats), else nil
+	reply []byte // an error reply (errorstats), else nil; any reply when timed by itself
 }
 
 // closeRun reads the clock once for the fast commands run since it was
@@ -492,12 +492,17 @@ func (s *Shard) closeRun() {
 	now := s.group.mono()
 	ns := (now - s.tick) / int64(len(s.fastRun))
 	s.tick = now
-	for i := range s.fastRun {
-		f := &s.fastRun[i]
-		s.timed(f.cmd, f.peer, ns, f.reply)
-		*f = fastCall{}
+	run := s.fastRun
+	for i := 0; i < len(run); {
+		j := i + 1 // a stretch of one command without errors counts at once
+		for j < len(run) && run[i].reply == nil && run[j].reply == nil && run[j].cmd.Spec == run[i].cmd.Spec {
+			j++
+		}
+		s.timed(run[i:j], ns)
+		i = j
 	}
-	s.fastRun = s.fastRun[:0]
+	clear(run)
+	s.fastRun = run[:0]
 }
 
 // restartClock starts the shard's command clock anew (a batch starts, a
@@ -514,26 +519,30 @@ func (s *Shard) restartClock() {
 	s.tick = s.group.mono()
 }
 
-// timed counts one served run of cmd that took ns in commandstats,
+// timed counts the served runs of one command in calls (more than one
+// only without an error reply), each of which took ns, in commandstats,
 // latencystats, the latency monitor and the slowlog.
-func (s *Shard) timed(cmd *batch.Cmd, peer batch.Peer, ns int64, reply []byte) {
-	us := ns / 1000
-	s.called(cmd.Spec, us, reply)
+func (s *Shard) timed(calls []fastCall, ns int64) {
+	spec := calls[0].cmd.Spec
+	us, n := ns/1000, int64(len(calls))
+	s.called(spec, n, us, calls[0].reply)
 	if s.lat == nil {
 		s.lat = s.group.CmdStats.NewLatencies()
 	}
-	s.lat.Record(cmd.Spec, ns)
+	s.lat.Record(spec, ns, n)
 	if lm := s.group.Latency; lm != nil {
 		if t := lm.Threshold.Load(); t > 0 && ns >= t*1e6 {
-			s.slowCommand(cmd.Spec, ns)
+			s.slowCommand(spec, ns)
 		}
 	}
-	if sl := s.group.SlowLog; sl.Wants(us) && !cmd.Spec.Is("skip_slowlog") {
-		addr, name := "", ""
-		if peer != nil {
-			addr, name = peer.PeerAddr(), peer.PeerName()
+	if sl := s.group.SlowLog; sl.Wants(us) && !spec.Is("skip_slowlog") {
+		for _, f := range calls {
+			addr, name := "", ""
+			if f.peer != nil {
+				addr, name = f.peer.PeerAddr(), f.peer.PeerName()
+			}
+			sl.Add(f.cmd.Args, us, s.group.clock()/1e6, addr, name)
 		}
-		sl.Add(cmd.Args, us, s.group.clock()/1e6, addr, name)
 	}
 }
 

@@ -65,9 +65,9 @@ type Latencies struct {
 	c  []atomic.Pointer[histChunk]
 }
 
-// Record counts one run of spec that took ns nanoseconds, if
+// Record counts n runs of spec that took ns nanoseconds each, if
 // latency-tracking is on (l may be nil).
-func (l *Latencies) Record(spec *Spec, ns int64) {
+func (l *Latencies) Record(spec *Spec, ns, n int64) {
 	if l == nil || !l.on.Load() {
 		return
 	}
@@ -77,19 +77,19 @@ func (l *Latencies) Record(spec *Spec, ns int64) {
 		return
 	}
 	if c := l.c[k].Load(); c != nil {
-		c[i&(histSub-1)].Add(1)
+		c[i&(histSub-1)].Add(n)
 		return
 	}
-	l.first(k, i)
+	l.first(k, i, n)
 }
 
 // first allocates chunk k and counts index i in it.
-func (l *Latencies) first(k, i int) {
+func (l *Latencies) first(k, i int, n int64) {
 	c := new(histChunk)
 	if !l.c[k].CompareAndSwap(nil, c) {
 		c = l.c[k].Load()
 	}
-	c[i&(histSub-1)].Add(1)
+	c[i&(histSub-1)].Add(n)
 }
 
 // addTo adds the counts of the command with ID id into dst (one counter
@@ -128,7 +128,7 @@ func (t *Stats) Tracking() bool { return t.tracking.Load() }
 // Latency counts one run of a loop (or fanned-out) command that took ns.
 func (t *Stats) Latency(spec *Spec, ns int64) {
 	if t != nil {
-		t.loopLat.Record(spec, ns)
+		t.loopLat.Record(spec, ns, 1)
 	}
 }
 

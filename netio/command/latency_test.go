@@ -37,7 +37,7 @@ func TestHistogramBucketsAndPercentiles(t *testing.T) {
 	st := NewStats()
 	l := st.NewLatencies()
 	for _, us := range []int64{1, 1, 3, 40, 40, 40, 2000} {
-		l.Record(spec, us*1000)
+		l.Record(spec, us*1000, 1)
 	}
 	h := st.HistogramOf(spec)
 	require.NotNil(t, h)
@@ -46,7 +46,7 @@ func TestHistogramBucketsAndPercentiles(t *testing.T) {
 	assert.Equal(t, "p50=40.191,p99=2007.039,p99.9=2007.039,p0=1.000", h.PercentileLine([]float64{50, 99, 99.9, 0}))
 
 	st.SetTracking(false)
-	l.Record(spec, 1000)
+	l.Record(spec, 1000, 1)
 	assert.Equal(t, int64(7), st.HistogramOf(spec).Calls, "latency-tracking no records nothing")
 	st.Reset()
 	assert.Nil(t, st.HistogramOf(spec), "CONFIG RESETSTAT drops the histograms")

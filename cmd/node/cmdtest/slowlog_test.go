@@ -105,4 +105,9 @@ func TestSlowCommandAmongPipelinedFastOnes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, stats, "cmdstat_get:calls=120,")
 	assert.Contains(t, stats, "cmdstat_eval:calls=1,")
+	h, err := c.Do(ctx, "LATENCY", "HISTOGRAM", "get").Slice()
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	assert.Equal(t, "get", h[0])
+	assert.Equal(t, []any{"calls", int64(120)}, h[1].([]any)[:2], "every GET in latencystats")
 }
