@@ -165,3 +165,21 @@ func TestACLFileAndUserDirective(t *testing.T) {
 			"command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to "+
 			"store users in the Redis configuration.")
 }
+
+// ACL SETUSER's user name and rules (passwords) never reach SLOWLOG, as
+// Redis redacts them.
+func TestACLSetUserRedactedInSlowlog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n := nodetest.Start(t, "slowlog-log-slower-than", "0")
+	c := n.Client(t)
+	require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "zed", "on", ">secret").Err())
+	var found bool
+	for _, e := range c.SlowLogGet(ctx, 10).Val() {
+		if len(e.Args) > 1 && e.Args[0] == "ACL" {
+			require.Equal(t, []string{"ACL", "SETUSER", "(redacted)", "(redacted)", "(redacted)"}, e.Args)
+			found = true
+		}
+	}
+	require.True(t, found, "ACL SETUSER not in SLOWLOG")
+}

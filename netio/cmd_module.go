@@ -1,7 +1,6 @@
 package netio
 
 import (
-	"net"
 	"strconv"
 
 	"github.com/slotd/slotd/netio/command"
@@ -75,12 +74,7 @@ func (x *Ctx) protectedAllowed(directive string) bool {
 	case "yes":
 		return true
 	case "local":
-		host, _, err := net.SplitHostPort(x.C.addr)
-		if err != nil {
-			return false
-		}
-		ip := net.ParseIP(host)
-		return ip != nil && ip.IsLoopback()
+		return localClient(x.C.addr)
 	}
 	return false
 }

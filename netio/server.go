@@ -313,6 +313,10 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		s.stats.rejectedConns.Add(1)
 		return []byte("-ERR max number of clients reached\r\n"), gnet.Close
 	}
+	if denied := s.protectedRefusal(c); denied != nil {
+		s.stats.rejectedConns.Add(1)
+		return denied, gnet.Close
+	}
 	s.stats.clients.Add(1)
 	s.stats.connsReceived.Add(1)
 	now := time.Now().UnixMilli()

@@ -56,16 +56,15 @@ var accessWrites = map[string]bool{
 	"getdel": true, "getex": true, "setbit": true, "hincrby": true, "hincrbyfloat": true, "zincrby": true,
 	"lpop": true, "rpop": true, "blpop": true, "brpop": true, "lmpop": true, "blmpop": true, "spop": true,
 	"zpopmin": true, "zpopmax": true, "bzpopmin": true, "bzpopmax": true, "zmpop": true, "bzmpop": true,
-	"xreadgroup": true, "migrate": true, "rename": true, "renamenx": true, "smove": true,
+	"move": true, "migrate": true,
 }
 
 // noAccess are the read-only commands that do not return a key's value,
 // only whether it exists or its size (Redis marks their keys without
 // ACCESS): any pattern matching the key allows them, %R~ or %W~.
 var noAccess = map[string]bool{
-	"exists": true, "touch": true, "type": true, "ttl": true, "pttl": true, "expiretime": true,
-	"pexpiretime": true, "strlen": true, "llen": true, "scard": true, "zcard": true, "hlen": true, "xlen": true,
-	"hexists": true, "hstrlen": true, "sismember": true, "smismember": true, "memory|usage": true,
+	"exists": true, "touch": true, "type": true, "strlen": true, "llen": true, "scard": true, "zcard": true,
+	"hlen": true, "xlen": true, "hexists": true, "hstrlen": true, "sismember": true, "memory|usage": true, "watch": true,
 	"object|encoding": true, "object|freq": true, "object|idletime": true, "object|refcount": true,
 }
 
@@ -83,7 +82,8 @@ var storeFirst = map[string]bool{
 func KeyNeed(spec *command.Spec, args [][]byte, j, pos int) Perm {
 	name := spec.Name
 	switch {
-	case name == "copy" || name == "lmove" || name == "blmove" || name == "rpoplpush" || name == "brpoplpush":
+	case name == "copy" || name == "lmove" || name == "blmove" || name == "rpoplpush" || name == "brpoplpush" ||
+		name == "rename" || name == "renamenx" || name == "smove":
 		if j == 0 {
 			if name == "copy" {
 				return PermRead
@@ -128,6 +128,8 @@ func KeyNeed(spec *command.Spec, args [][]byte, j, pos int) Perm {
 		return PermAll
 	case noAccess[name]:
 		return 0
+	case name == "pfdebug" || name == "xreadgroup":
+		return PermRead
 	case accessWrites[name]:
 		return PermAll
 	case spec.Write():

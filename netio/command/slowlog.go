@@ -114,7 +114,7 @@ var redactedArg = []byte("(redacted)")
 var sensitiveConfigs = map[string]bool{"masterauth": true, "requirepass": true}
 
 // Redacted replaces the secrets Redis keeps out of the slow log and MONITOR:
-// AUTH's arguments, HELLO's AUTH credentials, MIGRATE's AUTH/AUTH2 ones,
+// AUTH's arguments, ACL SETUSER's, HELLO's AUTH credentials, MIGRATE's AUTH/AUTH2 ones,
 // CONFIG SET's sensitive values.
 func Redacted(args [][]byte) [][]byte {
 	if len(args) < 2 {
@@ -126,6 +126,13 @@ func Redacted(args [][]byte) [][]byte {
 	case "auth":
 		for j := 1; j < len(args); j++ {
 			hide = append(hide, j)
+		}
+	case "acl":
+		// ACL SETUSER: the user name and every rule (passwords).
+		if strings.EqualFold(string(args[1]), "setuser") {
+			for j := 2; j < len(args); j++ {
+				hide = append(hide, j)
+			}
 		}
 	case "hello":
 		for j := 2; j < len(args); j++ {
