@@ -238,6 +238,12 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		if errMsg == errCrossSlot && !s.Table.Load().Cluster && s.trySplit(cl, g, spec, args) {
 			break
 		}
+		var spread []int // the shards of a spread command's keys (spread.go)
+		if errMsg == errCrossSlot && !s.Table.Load().Cluster {
+			if sl, sh, ok := s.spreadShards(spec, args, inTx); ok {
+				slot, errMsg, spread = sl, "", sh
+			}
+		}
 		if errMsg == errCrossSlot && spec.ArgError != nil && !s.Table.Load().Cluster {
 			if msg := spec.ArgError(args); msg != "" {
 				errMsg = msg
@@ -251,6 +257,9 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		if slot >= 0 {
 			i = s.shards.Of(slot)
 		}
+		if spread != nil {
+			i = spread[len(spread)-1]
+		}
 		if !inTx && s.scriptBusy(cl, spec, i) {
 			s.replyErr(g, spec, command.ErrBusyScript)
 			return
@@ -260,6 +269,15 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		b.Cmds[len(b.Cmds)-1].DB = cl.db.Load()
 		b.Cmds[len(b.Cmds)-1].ACL = cl.user
 		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
+		if spread != nil {
+			b.Cmds[len(b.Cmds)-1].Spread = true
+			if len(spread) > 1 {
+				for _, j := range spread[:len(spread)-1] {
+					g.batch(j) // taken by the joint step, maybe empty
+				}
+				g.joint, g.isolated = true, true
+			}
+		}
 		if inTx || spec.WatchCmd {
 			c := &b.Cmds[len(b.Cmds)-1]
 			c.NoBlock = inTx

@@ -116,6 +116,11 @@ func (s *Server) queue(cl *client, g *group, spec *command.Spec, args [][]byte) 
 		if _, ok := splitRules[spec.Name]; ok && errMsg == errCrossSlot && !s.Table.Load().Cluster {
 			sl, errMsg, split = -1, "", true // split when EXEC runs it
 		}
+		if errMsg == errCrossSlot && !s.Table.Load().Cluster {
+			if first, _, ok := s.spreadShards(spec, args, true); ok {
+				sl, errMsg = first, "" // keys of one shard: spread when EXEC runs it
+			}
+		}
 		if errMsg != "" {
 			cl.multiErr = true
 			s.replyErr(g, spec, errMsg)

@@ -13,7 +13,7 @@ import (
 // several shard actors the read's group runs as a joint step (group.joint),
 // so no other client sees half of an MSET or DEL, as in Redis. Commands
 // that read and write keys of several shards in one step (MSETNX, RENAME)
-// still answer CROSSSLOT.
+// run whole in one shard instead (spread.go).
 type splitRule struct {
 	stride int // arguments per key (MSET: key value)
 	merge  uint8

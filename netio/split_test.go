@@ -26,9 +26,13 @@ func TestStandaloneCrossSlotMultiKey(t *testing.T) {
 		require.Equal(t, int64(3), c.Del(ctx, "a", "b", "zz", "c").Val())
 		require.Equal(t, int64(1), c.Unlink(ctx, "{a}x", "a").Val())
 		require.Equal(t, int64(0), c.DBSize(ctx).Val())
-		// Commands that need atomicity across keys still refuse.
-		err = c.MSetNX(ctx, "a", "1", "b", "2").Err()
-		require.EqualError(t, err, "CROSSSLOT Keys in request don't hash to the same slot")
+		// Commands that read and write keys of several shards run whole
+		// (spread.go).
+		require.True(t, c.MSetNX(ctx, "a", "1", "b", "2").Val())
+		require.False(t, c.MSetNX(ctx, "c", "3", "b", "2").Val())
+		require.NoError(t, c.Rename(ctx, "a", "c").Err())
+		require.Equal(t, []any{nil, "2", "1"}, c.MGet(ctx, "a", "b", "c").Val())
+		require.NoError(t, c.FlushAll(ctx).Err())
 	}
 }
 

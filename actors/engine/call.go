@@ -4,10 +4,12 @@ import (
 	"github.com/slotd/slotd/actors/engine/keyspace"
 	"github.com/slotd/slotd/netio/batch"
 	"github.com/slotd/slotd/netio/resp"
+	"github.com/slotd/slotd/slots"
 )
 
 // Call is the execution context of one shard command. All keys of the
-// command hash to Slot (the event loop checked it before dispatch).
+// command hash to Slot (the event loop checked it before dispatch), unless
+// the command is spread over several slots (spread.go).
 type Call struct {
 	Args [][]byte
 	W    *resp.Writer
@@ -20,6 +22,10 @@ type Call struct {
 	signalled  bool // the handler signalled keys itself (Signal)
 	propagated bool // the handler chose its replicated form (Propagate)
 	master     bool // applied from the primary's stream (replica)
+	// spread: the command's keys hash to several slots (standalone), each
+	// reached in its own slot and owning shard (spread.go).
+	spread  bool
+	rewrote bool // a spread command called Propagate: it changed something
 }
 
 // Unchanged tells the shard that this write command modified nothing (SET
@@ -52,10 +58,11 @@ func (c *Call) counted(e *keyspace.Entry) *keyspace.Entry {
 func (c *Call) LookupWrite(key []byte) *keyspace.Entry { return c.peek(key) }
 
 func (c *Call) peek(key []byte) *keyspace.Entry {
-	e := c.find(key)
+	o, slot := c.at(key)
+	e := c.findAt(o, slot, key)
 	if e != nil {
-		c.touch(e)
-		c.S.accessed(e, c.Now)
+		c.touchAt(o, e)
+		o.accessed(e, c.Now)
 	}
 	return e
 }
@@ -63,9 +70,10 @@ func (c *Call) peek(key []byte) *keyspace.Entry {
 // LookupNoTouch is Lookup that leaves the key's access time and LFU
 // counter alone (Redis's LOOKUP_NOTOUCH: OBJECT).
 func (c *Call) LookupNoTouch(key []byte) *keyspace.Entry {
-	e := c.counted(c.find(key))
+	o, slot := c.at(key)
+	e := c.counted(c.findAt(o, slot, key))
 	if e != nil {
-		c.touch(e)
+		c.touchAt(o, e)
 	}
 	return e
 }
@@ -73,27 +81,33 @@ func (c *Call) LookupNoTouch(key []byte) *keyspace.Entry {
 // find returns the live entry for key, deleting it first if it has
 // expired (lazy expiry).
 func (c *Call) find(key []byte) *keyspace.Entry {
+	o, slot := c.at(key)
+	return c.findAt(o, slot, key)
+}
+
+// findAt is find in shard o's keyspace of slot.
+func (c *Call) findAt(o *Shard, slot int, key []byte) *keyspace.Entry {
 	// The index lookup compares ks by address only: one cache miss less
 	// than reading the slot's Keyspace.
-	ks := c.S.spaces[c.Slot]
-	e := c.S.index.Lookup(ks, key)
+	ks := o.spaces[slot]
+	e := o.index.Lookup(ks, key)
 	if e == nil {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= c.Now {
-		if c.S.replica && !(c.Cmd != nil && c.Cmd.Spec != nil && c.Cmd.Spec.Write()) {
+		if o.replica && !(c.Cmd != nil && c.Cmd.Spec != nil && c.Cmd.Spec.Write()) {
 			// Replicas hide keys past their TTL but leave the deletion to
 			// the primary's DEL (writes of a writable replica do delete).
 			return nil
 		}
 		ks.DeleteEntry(e)
-		c.S.signalWatch(key)
-		if c.S.trackingActive() {
-			c.S.trackInvalidate(key)
+		o.signalWatch(key)
+		if o.trackingActive() {
+			o.trackInvalidate(key)
 		}
-		c.S.removed(c.Slot)
-		c.S.Stats.Expired.Add(1)
-		c.S.propagateExpired(c.Slot, key)
+		o.removed(slot)
+		o.Stats.Expired.Add(1)
+		o.propagateExpired(slot, key)
 		c.S.notify(NotifyExpired, "expired", key)
 		return nil
 	}
@@ -102,12 +116,13 @@ func (c *Call) find(key []byte) *keyspace.Entry {
 
 // Create adds a new entry for key (which must not exist).
 func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
-	ks := c.S.Keyspace(c.Slot, true)
+	o, slot := c.at(key)
+	ks := o.Keyspace(slot, true)
 	e := ks.Add(key)
 	e.Kind = kind
-	c.S.added(c.Slot)
-	c.S.created(e, c.Now)
-	c.S.dirty = append(c.S.dirty, e)
+	o.added(slot)
+	o.created(e, c.Now)
+	o.dirty = append(o.dirty, e)
 	if c.Cmd != nil { // not an RDB load
 		c.S.notify(NotifyNew, "new", key)
 	}
@@ -117,10 +132,11 @@ func (c *Call) Create(key []byte, kind keyspace.Kind) *keyspace.Entry {
 // CreateString adds a new string entry for key (which must not exist)
 // holding a copy of val, stored next to the key.
 func (c *Call) CreateString(key, val []byte) *keyspace.Entry {
-	e := c.S.Keyspace(c.Slot, true).AddString(key, val)
-	c.S.added(c.Slot)
-	c.S.created(e, c.Now)
-	c.S.dirty = append(c.S.dirty, e)
+	o, slot := c.at(key)
+	e := o.Keyspace(slot, true).AddString(key, val)
+	o.added(slot)
+	o.created(e, c.Now)
+	o.dirty = append(o.dirty, e)
 	if c.Cmd != nil {
 		c.S.notify(NotifyNew, "new", key)
 	}
@@ -133,13 +149,19 @@ func (c *Call) Delete(key []byte) bool {
 	if e == nil {
 		return false
 	}
-	c.S.spaces[c.Slot].DeleteEntry(e)
-	c.S.removed(c.Slot)
+	o, slot := c.at(key)
+	o.spaces[slot].DeleteEntry(e)
+	o.removed(slot)
 	return true
 }
 
 // SetExpire sets or clears (ms == 0) the TTL of e.
 func (c *Call) SetExpire(e *keyspace.Entry, ms int64) {
+	if c.spread {
+		slot := slots.HashSlotString(e.Key())
+		c.S.group.shards[slot%c.S.n].spaces[slot].SetExpire(e, ms)
+		return
+	}
 	c.S.spaces[c.Slot].SetExpire(e, ms)
 }
 

@@ -228,6 +228,13 @@ func (s *Shard) restate(cmd *batch.Cmd) {
 // restateKey streams DEL key and the records that rebuild key's value; a
 // value that panics when serialized is deleted instead.
 func (s *Shard) restateKey(slot int, key []byte) {
+	s.streamKey(slot, key)
+	s.signal(key)
+}
+
+// streamKey streams DEL key and the records that rebuild key's value; a
+// value that panics when serialized is deleted instead.
+func (s *Shard) streamKey(slot int, key []byte) {
 	ks := s.spaces[slot]
 	var e *keyspace.Entry
 	if ks != nil {
@@ -242,7 +249,6 @@ func (s *Shard) restateKey(slot int, key []byte) {
 			}
 		}
 	}
-	s.signal(key)
 }
 
 // recordEntry appends the records that rebuild e to the stream; false when

@@ -143,9 +143,12 @@ func goClassTables() (by8 [1024/8 + 1]uint16, by128 [(32768-1024)/128 + 1]uint16
 
 // touch notes that a write command reached e, to charge it again once the
 // handler is done (settle).
-func (c *Call) touch(e *keyspace.Entry) {
+func (c *Call) touch(e *keyspace.Entry) { c.touchAt(c.S, e) }
+
+// touchAt is touch for an entry of shard o.
+func (c *Call) touchAt(o *Shard, e *keyspace.Entry) {
 	if c.Cmd == nil || c.Cmd.Spec == nil || c.Cmd.Spec.Write() {
-		c.S.dirty = append(c.S.dirty, e)
+		o.dirty = append(o.dirty, e)
 	}
 }
 

@@ -196,6 +196,10 @@ func (r *replShard) recordStrings(slot int, args ...string) {
 // for SPOP, ...).
 func (c *Call) Propagate(args ...[]byte) {
 	c.propagated = true
+	if c.spread { // streamed as its keys' new state (spread.go)
+		c.rewrote = true
+		return
+	}
 	if c.master || !c.S.Streaming() {
 		return
 	}
@@ -205,6 +209,10 @@ func (c *Call) Propagate(args ...[]byte) {
 // PropagateStrings is Propagate with string arguments.
 func (c *Call) PropagateStrings(args ...string) {
 	c.propagated = true
+	if c.spread { // streamed as its keys' new state (spread.go)
+		c.rewrote = true
+		return
+	}
 	if c.master || !c.S.Streaming() {
 		return
 	}
@@ -227,6 +235,13 @@ func (c *Call) FromMaster() bool { return c.master }
 // did not call Propagate, reported a change (or signalled keys themselves)
 // and did not fail are streamed as sent.
 func (s *Shard) propagateAfter(c *Call, spec *command.Spec, args [][]byte, failed bool) {
+	if c.spread {
+		if c.rewrote || spec.Write() && !c.propagated && (!c.unchanged && !failed || c.signalled) {
+			s.restateSpread(args, s.keyIdx, int(c.Cmd.DB))
+		}
+		s.spreadSigs = s.spreadSigs[:0]
+		return
+	}
 	if c.propagated || c.Slot < 0 || !spec.Write() {
 		return
 	}

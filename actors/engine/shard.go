@@ -98,11 +98,13 @@ type Shard struct {
 	txHold  int                  // commands of a transaction still to run: no wake before
 	watched map[DBKey][]watchRec // key → WATCHing clients
 	keyIdx  []int
-	script  scriptShard    // Lua VM, offloaded script batches
-	migr    *migrateWait   // MIGRATE in flight (migrate.go)
-	trk     trackTable     // CLIENT TRACKING readers (tracking.go)
-	aof     AOF            // append-only log, nil when off (aof.go)
-	aofHeld []*batch.Batch // batches waiting for the turn's fsync
+	// spreadSigs are the keys a spread command signalled (spread.go).
+	spreadSigs []DBKey
+	script     scriptShard    // Lua VM, offloaded script batches
+	migr       *migrateWait   // MIGRATE in flight (migrate.go)
+	trk        trackTable     // CLIENT TRACKING readers (tracking.go)
+	aof        AOF            // append-only log, nil when off (aof.go)
+	aofHeld    []*batch.Batch // batches waiting for the turn's fsync
 	// finished is the last batch handed to finish (contain.go: a panic
 	// after that must not complete it twice).
 	finished *batch.Batch
@@ -336,7 +338,13 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 	// WATCHer for those, so remember which keys existed.
 	signalling := cmd.Spec.Write() && (len(s.blocked) > 0 || len(s.watched) > 0 || s.trackingActive())
 	var existed uint64
-	if signalling {
+	if cmd.Spread {
+		// Keys of several slots, maybe of several shards (spread.go).
+		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
+		s.spreadBegin(cmd, s.keyIdx)
+		signalling = cmd.Spec.Write()
+		existed = s.spreadLive(cmd.Args, s.keyIdx)
+	} else if signalling {
 		s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
 		existed = s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
 	}
@@ -363,6 +371,19 @@ func (s *Shard) runOne(b *batch.Batch, cmd *batch.Cmd) {
 	}
 	if cmd.Spec.Write() && (!s.call.unchanged || s.call.signalled) && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		s.Stats.Dirty.Add(1)
+	}
+	if cmd.Spread {
+		if signalling && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
+			existed |= s.spreadLive(cmd.Args, s.keyIdx)
+			for i, k := range s.keyIdx {
+				if i >= 64 || existed&(1<<uint(i)) != 0 {
+					o, _ := s.ownerOf(cmd.Args[k])
+					o.signal(cmd.Args[k])
+				}
+			}
+		}
+		s.spreadEnd(cmd.Args, s.keyIdx)
+		return
 	}
 	if signalling && !s.call.unchanged && (len(b.Out.B) == mark || b.Out.B[mark] != '-') {
 		existed |= s.liveKeys(int(cmd.Slot), cmd.Args, s.keyIdx)
@@ -421,7 +442,11 @@ func (s *Shard) signal(key []byte) {
 // modify other keys (or only sometimes modify) may call it explicitly.
 func (c *Call) Signal(key []byte) {
 	c.signalled = true
-	c.S.signal(key)
+	o, _ := c.at(key)
+	o.signal(key)
+	if c.spread && c.S.Streaming() {
+		c.S.spreadSigs = append(c.S.spreadSigs, DBKey{DB: c.S.db, Key: string(key)})
+	}
 }
 
 // exec runs cmd's handler. It has no recover of its own: a panic unwinds
@@ -433,7 +458,7 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 		return
 	}
 	c := &s.call
-	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd}
+	*c = Call{Args: cmd.Args, W: w, Slot: int(cmd.Slot), Now: s.now, S: s, Cmd: cmd, spread: cmd.Spread}
 	h := handlerOf(cmd.Spec)
 	stats := s.group.CmdStats
 	if stats == nil || cmd.Spec.Exec != command.Shard { // a fanout counts once, on the loop

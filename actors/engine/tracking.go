@@ -63,6 +63,11 @@ func (s *Shard) trackRead(cmd *batch.Cmd) {
 	}
 	s.keyIdx, _ = cmd.Spec.KeyIndexes(s.keyIdx[:0], cmd.Args)
 	for _, i := range s.keyIdx {
+		if cmd.Spread {
+			o, slot := s.ownerOf(cmd.Args[i])
+			o.trackKey(slot, cmd.Args[i], cmd.Client)
+			continue
+		}
 		s.trackKey(int(cmd.Slot), cmd.Args[i], cmd.Client)
 	}
 }

@@ -97,10 +97,13 @@ func (a *Actor) takeJoint(j *joint) {
 	}
 	t := now()
 	for k, i := range j.shards {
-		eng := a.g.actors[i].eng
-		eng.Run(j.batches[k], t)
+		a.g.actors[i].eng.Run(j.batches[k], t)
+	}
+	// A spread command of a later batch may have written an earlier
+	// shard's keys (engine/spread.go): its turn ends after every batch.
+	for _, i := range j.shards {
 		if i != a.id {
-			eng.EndTurn()
+			a.g.actors[i].eng.EndTurn()
 		}
 	}
 	for _, i := range j.shards {

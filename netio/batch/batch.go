@@ -26,6 +26,10 @@ type Cmd struct {
 	Result any
 	// NoBlock makes blocking commands answer at once (inside MULTI).
 	NoBlock bool
+	// Spread marks a multi-key command whose keys hash to several slots
+	// (standalone): the shard reaches each key in its own slot and shard
+	// (actors/engine/spread.go).
+	Spread bool
 	// DB is the database the client selected (SELECT).
 	DB int32
 	// Watch is the client's WATCH state (WATCH, and transaction starts).

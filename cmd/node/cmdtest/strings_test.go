@@ -173,14 +173,14 @@ func strTestWrongType(t *testing.T, n *nodetest.Node) {
 }
 
 // strTestCrossSlot checks multi-key commands across slots. Standalone
-// nodes split MGET and MSET per slot (netio/split.go); the commands that must
-// be atomic answer CROSSSLOT.
+// nodes split MGET and MSET per slot (netio/split.go); MSETNX and LCS run
+// over keys of several slots whole (netio/spread.go), as in Redis.
 func strTestCrossSlot(t *testing.T, n *nodetest.Node) {
 	c := respDial(t, n.Addr, 2)
-	cross := respErr("CROSSSLOT Keys in request don't hash to the same slot")
-	assert.Equal(t, cross, c.Do("MSETNX", "a", "1", "b", "2"))
-	assert.Equal(t, cross, c.Do("LCS", "a", "b"))
-	assert.Equal(t, "$-1\r\n", c.Do("GET", "a"), "nothing was written")
+	assert.Equal(t, ":1\r\n", c.Do("MSETNX", "a", "1", "b", "2"))
+	assert.Equal(t, ":0\r\n", c.Do("MSETNX", "c", "3", "b", "2"))
+	assert.Equal(t, "$0\r\n\r\n", c.Do("LCS", "a", "b"))
+	assert.Equal(t, "$-1\r\n", c.Do("GET", "c"), "nothing was written")
 	assert.Equal(t, "+OK\r\n", c.Do("MSET", "{x}a", "1", "{x}b", "2"))
 	assert.Equal(t, "*2\r\n"+respBulk("1")+respBulk("2"), c.Do("MGET", "{x}a", "{x}b"))
 	assert.Equal(t, "+OK\r\n", c.Do("MSET", "a", "1", "b", "2", "{x}a", "3"))

@@ -89,11 +89,11 @@ type gen struct {
 // command it lacks are left out, so a type joins the mix as soon as its
 // commands exist. nil means every command.
 func Generate(seed uint64, n int, has func(name string) bool) []Cmd {
-	return generate(seed, n, has, nil)
+	return generate(seed, n, has, nil, false)
 }
 
 // generate is Generate with the ops extra added to the mix.
-func generate(seed uint64, n int, has func(name string) bool, extra []op) []Cmd {
+func generate(seed uint64, n int, has func(name string) bool, extra []op, spread bool) []Cmd {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x5107d)), has: has}
 	for _, o := range append(allOps(), extra...) {
 		if has != nil && !has(o.cmd) {
@@ -112,11 +112,15 @@ func generate(seed uint64, n int, has func(name string) bool, extra []op) []Cmd 
 	watchable := has == nil || has("watch") && has("multi") && has("exec")
 	for len(g.out) < n {
 		o := g.pickOp(g.ops, g.total)
+		start := len(g.out)
 		if o.cmd == "multi" || !watchable || !g.p(0.1) {
 			o.fn(g)
-			continue
+		} else {
+			g.watched(o)
 		}
-		g.watched(o)
+		if spread && g.p(0.5) {
+			spreadKeys(g.out[start:])
+		}
 	}
 	return g.out[:n]
 }

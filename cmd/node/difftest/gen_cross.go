@@ -1,5 +1,7 @@
 package difftest
 
+import "strings"
+
 // Keys of several shard actors. A standalone node splits its keyspace
 // across shard actors (slot % actors); these ops use keys of four
 // different slots (one per actor of a 4-actor node, spread across any
@@ -11,9 +13,36 @@ package difftest
 // CrossKeys are the keys of different slots (shards 2, 3, 0, 1 of four).
 var CrossKeys = []string{"{c0}v", "{c1}v", "{c2}v", "{c3}v"}
 
-// GenerateCrossShard is Generate with the cross-shard ops added.
+// GenerateCrossShard is Generate with the cross-shard ops added, and half
+// of the other ops' commands spread: their keys lose the common hash tag
+// (spreadKeys), so a multi-key command (RENAME, SMOVE, LMOVE, SUNIONSTORE,
+// ZUNIONSTORE, PFMERGE, BITOP, MSETNX, ...) names keys of several slots
+// and shard actors.
 func GenerateCrossShard(seed uint64, n int, has func(name string) bool) []Cmd {
-	return generate(seed, n, has, crossOps())
+	return generate(seed, n, has, crossOps(), true)
+}
+
+// spreadKeys drops the {k} tag of every key the commands of one op name
+// ("{k}t1" becomes "t1", whose slot is its own), unless one of them is of
+// a kind that slotd still refuses with CROSSSLOT over keys of several
+// shard actors: blocking commands, stream reads, transactions, scripts,
+// SORT (see netio/spread.go).
+func spreadKeys(cmds []Cmd) {
+	for _, c := range cmds {
+		switch strings.ToUpper(c.Name()) {
+		case "MULTI", "EXEC", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP", "BZPOPMIN", "BZPOPMAX",
+			"BZMPOP", "XREAD", "XREADGROUP", "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO",
+			"SORT", "SORT_RO", "MIGRATE":
+			return
+		}
+	}
+	for _, c := range cmds {
+		for i := 1; i < len(c); i++ {
+			if isKey[c[i]] {
+				c[i] = strings.TrimPrefix(c[i], "{k}")
+			}
+		}
+	}
 }
 
 func (g *gen) crossKey() string {
