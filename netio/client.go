@@ -83,9 +83,13 @@ type client struct {
 	// goroutines (clientFlag* bits, see cmd_client.go).
 	flags atomic.Uint32
 
-	ps    pubsubConn   // subscriptions and pending pushes (pubsub.go)
-	rs    *ReplConf    // REPLCONF state and replica feed (cmd_repl.go)
-	track trackingConn // CLIENT TRACKING state (tracking.go)
+	ps pubsubConn // subscriptions and pending pushes (pubsub.go)
+	rs *ReplConf  // REPLCONF state and replica feed (cmd_repl.go)
+	// feed is rs.feed for other goroutines (INFO mem_clients_slaves).
+	feed atomic.Pointer[feedConn]
+	// killed: CLIENT KILL closed it (its close may still be under way).
+	killed atomic.Bool
+	track  trackingConn // CLIENT TRACKING state (tracking.go)
 }
 
 func (cl *client) scheduleFlush() {

@@ -431,6 +431,7 @@ func (s *Server) kill(x *Ctx, cl *client) {
 		s.closeLink(cl)
 		return
 	}
+	cl.killed.Store(true) // its buffers stop counting now (clientMemory)
 	_ = cl.conn.Close()
 }
 

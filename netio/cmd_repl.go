@@ -96,6 +96,7 @@ func (x *Ctx) Feed() replproto.FeedConn {
 func (x *Ctx) StartFeed() replproto.FeedConn {
 	fc := newFeedConn(x.C)
 	x.C.replState().feed = fc
+	x.C.feed.Store(fc)
 	x.C.setFlag(clientFlagReplica, true)
 	return fc
 }

@@ -2,9 +2,11 @@ package netio_test
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -127,4 +129,48 @@ func TestMaxmemoryOOMForTransactionsAndScripts(t *testing.T) {
 	v, err = do("EXEC")
 	require.NoError(t, err)
 	require.Equal(t, []any{"OK"}, v)
+}
+
+// INFO memory splits the clients' buffers as Redis 7.0: a replica that
+// stops reading holds its feed in mem_clients_slaves, reported again as
+// mem_not_counted_for_evict (maxmemory leaves it out: no eviction for it),
+// not in mem_clients_normal; it is gone once the replica is killed.
+func TestReplicaBuffersInInfoMemory(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Start(t)
+	ctx := context.Background()
+	c := n.Client(t)
+	// A replica that asks for the feed and then never reads.
+	rc, err := net.Dial("tcp", n.Addr)
+	require.NoError(t, err)
+	defer rc.Close()
+	_, err = rc.Write([]byte("REPLCONF listening-port 1\r\nREPLCONF capa slotd\r\nPSYNC ? -1\r\n"))
+	require.NoError(t, err)
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return infoInt(t, c.Info(ctx, "replication").Val(), "connected_slaves") == 1
+	}, "the replica is not attached")
+
+	require.NoError(t, c.ConfigSet(ctx, "maxmemory-policy", "allkeys-random").Err())
+	big := strings.Repeat("x", 100_000)
+	for i := range 300 { // 30 MB through the feed, more than the kernel's socket buffers
+		require.NoError(t, c.Set(ctx, "k", big+strconv.Itoa(i), 0).Err())
+	}
+	var mem string
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		mem = c.Info(ctx, "memory").Val()
+		return infoInt(t, mem, "mem_clients_slaves") > 2<<20
+	}, "the replica's feed is not in mem_clients_slaves")
+	slaves := infoInt(t, mem, "mem_clients_slaves")
+	require.InDelta(t, slaves, infoInt(t, mem, "mem_not_counted_for_evict"), 64<<10)
+	require.Less(t, infoInt(t, mem, "mem_clients_normal"), int64(1<<20))
+	// Not counted for eviction: a limit just above the dataset evicts nothing.
+	require.NoError(t, c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(infoInt(t, mem, "used_memory_dataset")+(1<<20), 10)).Err())
+	require.NoError(t, c.Set(ctx, "k2", "v", 0).Err())
+	require.Equal(t, int64(0), infoInt(t, c.Info(ctx, "stats").Val(), "evicted_keys"))
+	require.NoError(t, c.ConfigSet(ctx, "maxmemory", "0").Err())
+
+	require.NoError(t, c.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err())
+	nodetest.Eventually(t, 5*time.Second, func() bool {
+		return infoInt(t, c.Info(ctx, "memory").Val(), "mem_clients_slaves") == 0
+	}, "mem_clients_slaves stays after the replica is killed")
 }

@@ -81,13 +81,26 @@ func (s *Server) ResetStats() {
 
 // ---- memory
 
-// clientMemory is what the clients' query and output buffers hold.
-func (s *Server) clientMemory() int64 {
-	var n int64
+// clientMemory is what the clients' query and output buffers hold:
+// normal is the clients' but the replicas', replicas the replicas' (INFO
+// mem_clients_normal, mem_clients_slaves), of which replOut is the feed
+// queued to them: maxmemory does not count it, as Redis leaves replica
+// output out of eviction (mem_not_counted_for_evict).
+func (s *Server) clientMemory() (normal, replicas, replOut int64) {
 	for _, cl := range s.clientsSnapshot() {
-		n += max(cl.qbufLen.Load()+cl.outputMemory(), 0)
+		if cl.killed.Load() {
+			continue
+		}
+		q := max(cl.qbufLen.Load(), 0)
+		if f := cl.feed.Load(); f != nil {
+			out := max(f.Pending(), 0)
+			replicas += q + out
+			replOut += out
+			continue
+		}
+		normal += max(q+cl.outputMemory(), 0)
 	}
-	return n
+	return normal, replicas, replOut
 }
 
 // memCron tells the shards, every 100 ms while the server runs, what the
@@ -96,7 +109,8 @@ func (s *Server) clientMemory() int64 {
 func (s *Server) memCron() {
 	s.every(100*time.Millisecond, func() {
 		s.coarseMS.Store(time.Now().UnixMilli())
-		if n := s.clientMemory(); n != s.shards.MemOverhead() {
+		normal, replicas, replOut := s.clientMemory()
+		if n := normal + replicas - replOut; n != s.shards.MemOverhead() {
 			s.shards.SetMemOverhead(n)
 		}
 	})
@@ -218,7 +232,10 @@ func (s *Server) instantaneous() (ops, inKbps, outKbps float64) {
 // runtime mapped, the resident set size.
 type MemSample struct {
 	Used, Dataset, Clients, Peak uint64
-	Heap, Total, RSS             uint64
+	// Replicas is the replicas' share of Clients, ReplOut their output
+	// (not counted for maxmemory).
+	Replicas, ReplOut uint64
+	Heap, Total, RSS  uint64
 }
 
 // Memory returns a memory sample.
@@ -226,7 +243,8 @@ func (s *Server) Memory() MemSample {
 	m := s.memory()
 	out := MemSample{Heap: m.heap, Total: m.total, RSS: m.rss}
 	out.Dataset = uint64(max(s.shards.UsedMemory(), 0))
-	out.Clients = uint64(s.clientMemory())
+	normal, replicas, replOut := s.clientMemory()
+	out.Clients, out.Replicas, out.ReplOut = uint64(normal+replicas), uint64(replicas), uint64(replOut)
 	out.Used = out.Dataset + out.Clients
 	for {
 		p := s.ext.memPeak.Load()

@@ -233,8 +233,9 @@ func infoBody(s *netio.Server, t *infoText, want map[string]bool) {
 		}
 		t.float("mem_fragmentation_ratio", frag, 2)
 		t.int("mem_fragmentation_bytes", int64(m.RSS)-int64(m.Used))
-		t.int("mem_not_counted_for_evict", 0)
-		t.int("mem_clients_normal", int64(m.Clients))
+		t.int("mem_not_counted_for_evict", int64(m.ReplOut))
+		t.int("mem_clients_slaves", int64(m.Replicas))
+		t.int("mem_clients_normal", int64(m.Clients-m.Replicas))
 		t.str("mem_allocator", "go-"+runtime.Version())
 		t.int("lazyfree_pending_objects", 0)
 		t.int("lazyfreed_objects", 0)
