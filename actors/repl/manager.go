@@ -62,6 +62,7 @@ type Manager struct {
 	pauseWrites   func(settled func()) // Options.PauseWrites
 	unpauseWrites func()
 
+	firstMu    sync.Mutex // psync's first-backlog step
 	opsMu      sync.Mutex
 	ops        []func()
 	opsRunning bool
@@ -554,6 +555,10 @@ func (m *Manager) psync(req replproto.PSyncRequest, conn replproto.FeedConn, rep
 		return
 	}
 	m.mu.Unlock()
+	// Two replicas' first PSYNCs at once must not each start a new id
+	// (one would sync under an id the other replaced): firstMu makes the
+	// check, the backlog's start and the id's reading one step.
+	m.firstMu.Lock()
 	first := !m.shards.StreamsOn()
 	m.enableStreams()
 	m.mu.Lock()
@@ -568,6 +573,7 @@ func (m *Manager) psync(req replproto.PSyncRequest, conn replproto.FeedConn, rep
 	replid, replid2, second := m.replid, m.replid2, m.second
 	role := m.role
 	m.mu.Unlock()
+	m.firstMu.Unlock()
 	conn.OnClose(f.gone)
 
 	n := m.shards.N()

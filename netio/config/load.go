@@ -61,17 +61,19 @@ type loader struct {
 	c      *Config
 	staged map[*directive]*value
 	order  []*directive // first-appearance order, for OnChange
-	source string       // "file" or "args": save lines accumulate within one
-	saveIn map[string]bool
-	depth  int
-	users  [][]string // user directives (users.go)
+	// saveSeen: a save line was loaded; later ones add their points to it
+	// (the first replaces the defaults), across the file and the command
+	// line alike, as Redis 7.0 (config.c's save_loaded).
+	saveSeen bool
+	depth    int
+	users    [][]string // user directives (users.go)
 	// chdir bookkeeping, to undo a dir change if the load fails
 	chdirDone bool
 	origWD    string
 }
 
 func (c *Config) newLoader() *loader {
-	return &loader{c: c, staged: map[*directive]*value{}, saveIn: map[string]bool{}}
+	return &loader{c: c, staged: map[*directive]*value{}}
 }
 
 func (ld *loader) current(d *directive) *value {
@@ -112,13 +114,13 @@ func (ld *loader) directive(name string, words []string) (msg string, nested err
 		}
 		words = split
 	}
-	accumulate := d.name == "save" && ld.saveIn[ld.source]
+	accumulate := d.name == "save" && ld.saveSeen
 	nv, reason := d.parse(words, ld.current(d), accumulate)
 	if reason != "" {
 		return fmt.Sprintf("invalid value for '%s': '%s' - %s", key, shown, reason), nil
 	}
 	if d.name == "save" {
-		ld.saveIn[ld.source] = true
+		ld.saveSeen = true
 	}
 	if d.apply != nil {
 		if !ld.chdirDone && ld.c.chdir.Load() {
@@ -229,7 +231,6 @@ func (c *Config) LoadFile(path string) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	ld := c.newLoader()
-	ld.source = "file"
 	abs := absPath(path)
 	if err := ld.loadFile(path); err != nil {
 		ld.undo()
@@ -261,10 +262,11 @@ func absPath(path string) string {
 // The first argument is a config file unless it starts with "--". Each
 // "--name" takes the following arguments up to the next "--..." as its
 // words ("--save 900 1", "--save '900 1'", --save "", "--port 7000";
-// "--save" with no value means --save ""); "--name value" given as one
-// argument is split too. The file is read first, then the options in order,
-// so options override the file (a first --save replaces the file's save
-// points, later ones add to it). Nothing is applied unless everything
+// "--save" with no value means --save ""); the first argument after a
+// lone "--name" is its value even when it starts with "--"; "--name value"
+// given as one argument is split too. The file is read first, then the
+// options in order, so options override the file (--save lines add to the
+// file's save points, as Redis 7.0's). Nothing is applied unless everything
 // loads.
 func (c *Config) LoadArgs(args []string) error {
 	c.writeMu.Lock()
@@ -273,7 +275,6 @@ func (c *Config) LoadArgs(args []string) error {
 	file := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
 		file = absPath(args[0])
-		ld.source = "file"
 		err := ld.loadFile(args[0])
 		args = args[1:]
 		if err != nil {
@@ -281,21 +282,28 @@ func (c *Config) LoadArgs(args []string) error {
 			return err
 		}
 	}
-	ld.source = "args"
 	for i := 0; i < len(args); {
 		a := args[i]
-		if !strings.HasPrefix(a, "--") {
-			ld.undo()
-			return &LoadError{Text: a, Msg: fmt.Sprintf("unexpected argument '%s': options must be given as --name value", a)}
-		}
 		var name string
 		var words []string
-		if inline, ok := SplitArgs(a[2:]); ok && len(inline) > 1 {
+		bare := !strings.HasPrefix(a, "--") // only the first: later bare words are values
+		if bare {
+			// Words before any --name (slotd.conf loglevel verbose) are a
+			// config line of their own, as Redis 7.0 takes them.
+			name = a
+		} else if inline, ok := SplitArgs(a[2:]); ok && len(inline) > 1 {
 			name, words = inline[0], inline[1:]
 		} else {
 			name = a[2:]
 		}
 		i++
+		if !bare && len(words) == 0 && i < len(args) && !strings.EqualFold(name, "save") {
+			// A name alone takes the next argument as its value even when
+			// it starts with "--" (--port --loglevel: port's value), as
+			// Redis 7.0 does; only --save before another option is empty.
+			words = append(words, args[i])
+			i++
+		}
 		for i < len(args) && !strings.HasPrefix(args[i], "--") {
 			words = append(words, args[i])
 			i++

@@ -176,8 +176,8 @@ func TestLoadArgs(t *testing.T) {
 	c.OnChange("trace-actors", func(v string) { traced = append(traced, v) })
 	require.NoError(t, c.LoadArgs([]string{conf,
 		"--port", "7001",
-		"--save", "60 5", // replaces the file's save points...
-		"--save", "30", "2", // ...later ones add to them
+		"--save", "60 5", // adds to the file's save points, as in Redis 7.0
+		"--save", "30", "2",
 		"--bind", "127.0.0.1", "::1",
 		"--requirepass", "a b",
 		"--list-max-listpack-size", "-3", // a value starting with a single dash
@@ -186,7 +186,7 @@ func TestLoadArgs(t *testing.T) {
 		"--Cluster-Node-Timeout", "5000",
 	}))
 	assert.Equal(t, int64(7001), c.Int("port"))
-	assert.Equal(t, "60 5 30 2", c.String("save"))
+	assert.Equal(t, "900 1 300 10 60 5 30 2", c.String("save"))
 	assert.Equal(t, "127.0.0.1 ::1", c.String("bind"))
 	assert.Equal(t, "a b", c.String("requirepass"))
 	assert.Equal(t, int64(-3), c.Int("list-max-listpack-size"))
@@ -241,6 +241,11 @@ func TestLoadArgsErrors(t *testing.T) {
 		{[]string{"--daemonize", "maybe"}, "daemonize", "invalid value for 'daemonize': 'maybe' - argument must be 'yes' or 'no'", `daemonize "maybe"`},
 		{[]string{"--appendfsync", "never"}, "appendfsync", "invalid value for 'appendfsync': 'never' - argument(s) must be one of the following: everysec, always, no", `appendfsync "never"`},
 		{[]string{"--port", "7000", "stray"}, "port", "wrong number of arguments for 'port'", `port "7000" "stray"`},
+		// A lone name's first value may start with "--" (Redis 7.0's rule).
+		{[]string{"--port", "--loglevel", "verbose"}, "port", "wrong number of arguments for 'port'", `port "--loglevel" "verbose"`},
+		{[]string{"--logfile", "--my--log--file", "--loglevel", "--bla"}, "loglevel",
+			"invalid value for 'loglevel': '--bla' - argument(s) must be one of the following: debug, verbose, notice, warning, nothing",
+			`loglevel "--bla"`},
 	}
 	for _, tc := range cases {
 		c := New()
@@ -260,9 +265,15 @@ func TestLoadArgsErrors(t *testing.T) {
 	le := loadErr(t, New().LoadArgs([]string{filepath.Join(d, "nope.conf"), "--port", "1"}))
 	assert.Contains(t, le.Msg, "can't open config file")
 
-	// a stray word before any option, after the file
+	// words before any option, after the file, are a config line of their
+	// own (Redis 7.0): a stray word is an unknown directive, a directive
+	// and its value load
 	le = loadErr(t, New().LoadArgs([]string{conf, "stray"}))
-	assert.Contains(t, le.Msg, "unexpected argument 'stray'")
+	assert.Equal(t, "unknown directive 'stray'", le.Msg)
+	c := New()
+	require.NoError(t, c.LoadArgs([]string{conf, "loglevel", "verbose", "--maxmemory '700mb'"}))
+	assert.Equal(t, "verbose", c.String("loglevel"))
+	assert.Equal(t, int64(700<<20), c.Int("maxmemory"))
 
 	// FatalMessage wraps any error
 	assert.Contains(t, FatalMessage(errors.New("boom")), "*** FATAL CONFIG FILE ERROR (slotd) ***\nboom")
