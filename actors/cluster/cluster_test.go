@@ -359,6 +359,11 @@ func TestGoRedisClusterClient(t *testing.T) {
 	n := startCluster(t)
 	c := n.Client(t)
 	require.NoError(t, c.Do(ctx, allSlotArgs()...).Err())
+	// A primary serves its slots once cluster_state is ok: at its next cron
+	// step, and not in its first 2 s (Redis's CLUSTER_WRITABLE_DELAY).
+	nodetest.Eventually(t, 10*time.Second, func() bool {
+		return strings.HasPrefix(c.ClusterInfo(ctx).Val(), "cluster_state:ok\r\n")
+	}, "cluster_state:ok")
 	id := c.ClusterMyID(ctx).Val()
 	for _, proto := range []int{2, 3} {
 		sl, err := n.Client(t, proto).ClusterSlots(ctx).Result()
