@@ -47,11 +47,15 @@ func voter(t *testing.T) (*State, map[string]LinkID) {
 	return s, links
 }
 
-// recv delivers f on a new inbound link (each sender has its own) from
-// the sender's known address.
+// recv delivers f on the sender's inbound link, opened from its known
+// address the first time (each sender has its own).
 func recv(s *State, now int64, f *busv1.Frame) {
 	ip := "10.0.0.9"
 	if n := s.nodes[f.Header.Sender]; n != nil {
+		if n.inLink != nil && !n.inLink.closed {
+			s.Receive(now, n.inLink.id, f)
+			return
+		}
 		ip = n.IP
 	}
 	s.Receive(now, s.Accept(now, "10.0.0.1", ip), f)

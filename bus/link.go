@@ -2,6 +2,7 @@ package bus
 
 import (
 	"net"
+	"slices"
 	"strconv"
 
 	busv1 "github.com/slotd/slotd/proto/slotd/bus/v1"
@@ -24,7 +25,17 @@ type link struct {
 	ctime    int64
 	localIP  string // inbound: our address as the peer reached it
 	remoteIP string // inbound: the peer's address
+	// dataRecv is when the link last brought a frame it may carry (its
+	// creation before that).
+	dataRecv int64
+	// met is the handshake node a MEET on this inbound link created: a
+	// connection gets one pending handshake at a time.
+	met *Node
 }
+
+// MaxStrangerLinks is how many inbound links not bound to a known node
+// a node keeps: one more closes the oldest.
+const MaxStrangerLinks = 128
 
 // LinkInfo is one row of CLUSTER LINKS.
 type LinkInfo struct {
@@ -44,9 +55,30 @@ type LinkInfo struct {
 
 func (s *State) newLink(now int64, n *Node, inbound bool) *link {
 	s.lastLink++
-	l := &link{id: s.lastLink, node: n, inbound: inbound, ctime: now}
+	l := &link{id: s.lastLink, node: n, inbound: inbound, ctime: now, dataRecv: now}
 	s.links[l.id] = l
 	return l
+}
+
+// closeStrangers closes the oldest inbound links not bound to a node
+// beyond MaxStrangerLinks (in link order: ids grow with time).
+func (s *State) closeStrangers() {
+	var ids []LinkID
+	for id, lk := range s.links {
+		if lk.inbound && lk.node == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	slices.Sort(ids)
+	excess := len(ids) - MaxStrangerLinks
+	for i, id := range ids {
+		if i < excess {
+			s.closeLink(s.links[id])
+		}
+	}
 }
 
 // Accept registers a connection accepted on the bus port and returns its
@@ -60,6 +92,7 @@ func (s *State) Accept(now int64, localIP, remoteIP string) LinkID {
 	l := s.newLink(now, nil, true)
 	l.up = true
 	l.localIP, l.remoteIP = localIP, remoteIP
+	s.closeStrangers()
 	return l.id
 }
 
@@ -212,3 +245,8 @@ func (s *State) Links(now int64) []LinkInfo {
 	}
 	return out
 }
+
+// Forged is how many frames were not trusted because they named another
+// node than their link's: on a link bound to a node, or on a second
+// inbound connection claiming a node whose own link is alive.
+func (s *State) Forged() uint64 { return s.forged }

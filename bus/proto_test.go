@@ -296,7 +296,9 @@ func TestAddressChangeFromPing(t *testing.T) {
 	b := newPeer(t, idB, "10.0.0.2", 7001)
 	handshake(t, a, b, t0)
 	old, _ := a.Lookup(idB)
-	// b restarts elsewhere and pings a on a new connection.
+	// b restarts elsewhere (its old connection to a closes) and pings a on
+	// a new connection.
+	a.LinkClosed(t0+900, old.inLink.id)
 	l := a.Accept(t0+1000, "10.0.0.1", "10.9.9.9")
 	a.Receive(t0+1000, l, &busv1.Frame{Header: b.header(busv1.Type_TYPE_PING)})
 	fx := a.TakeEffects()

@@ -53,6 +53,15 @@ func (s *State) Receive(now int64, l LinkID, f *busv1.Frame) {
 		}
 		return
 	}
+	if b := lk.node; b != nil && b.Flags&FlagHandshake == 0 && b.ID != h.Sender && !(!lk.inbound && isPing(h.Type)) {
+		// The link speaks for b: a frame naming another node on it is a
+		// stranger's (or a confused peer's), not that node's. Only our own
+		// link's PING/PONG exchange may say another node answers at b's
+		// address (receivePing).
+		s.forged++
+		return
+	}
+	lk.dataRecv = now
 	sender := s.senderOf(lk, h)
 	if sender != nil {
 		sender.dataRecv = now
@@ -94,9 +103,20 @@ func (s *State) senderOf(lk *link, h *busv1.Header) *Node {
 		return nil
 	}
 	if lk.node == nil && lk.inbound {
+		if old := n.inLink; old != nil && old != lk && s.now-old.dataRecv <= s.nodeTimeout() {
+			// n is connected to us and talking on its link: a second
+			// connection claiming its id speaks for no one until that one
+			// dies or goes silent for the node timeout.
+			s.forged++
+			return nil
+		}
 		s.attachInbound(n, lk)
 	}
 	return n
+}
+
+func isPing(t busv1.Type) bool {
+	return t == busv1.Type_TYPE_PING || t == busv1.Type_TYPE_PONG || t == busv1.Type_TYPE_MEET
 }
 
 // learnEpochs adopts a greater currentEpoch, and the sender's configEpoch
@@ -125,11 +145,16 @@ func (s *State) receivePing(now int64, lk *link, sender *Node, f *busv1.Frame) {
 			// (the sender retries until it hears from us) does not start a
 			// second handshake with the same address, and a node CLUSTER
 			// FORGET banned is not taken back on its own initiative.
+			// One connection has one pending handshake at a time: a
+			// stranger cannot fill the node table (each handshake node is
+			// dialled and saved) with MEETs naming other addresses.
+			pending := lk.met != nil && lk.met.Flags&FlagHandshake != 0 && s.nodes[lk.met.ID] == lk.met
 			ip := s.peerIP(lk, h)
-			if ip != "" && !s.handshakeWith(ip, int(h.Port), int(h.Cport)) && !s.isBanned(h.Sender) {
+			if ip != "" && !pending && !s.handshakeWith(ip, int(h.Port), int(h.Cport)) && !s.isBanned(h.Sender) {
 				n := &Node{ID: s.randomID(), Flags: FlagHandshake, IP: ip, Port: int(h.Port),
 					CPort: int(h.Cport), ctime: now, inFreed: now}
 				s.addNode(n)
+				lk.met = n
 				s.fx.Save = true
 			}
 			s.processGossip(now, nil, f.Gossip)

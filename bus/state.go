@@ -239,7 +239,10 @@ type Stats struct {
 // State is one node's view of the cluster. It is not safe for concurrent
 // use: one actor owns it.
 type State struct {
-	opts   Options
+	opts Options
+	// forged counts the frames not taken from their link because they
+	// named another node than the one the link speaks for (Forged).
+	forged uint64
 	myself *Node
 	nodes  map[string]*Node
 	sorted []*Node // every node, by id: the deterministic iteration order
