@@ -183,3 +183,28 @@ func TestACLSetUserRedactedInSlowlog(t *testing.T) {
 	}
 	require.True(t, found, "ACL SETUSER not in SLOWLOG")
 }
+
+// A script's redis.call is checked against the caller's user (Redis's
+// error, ACL LOG context lua); SORT's BY and GET patterns need read access
+// to every key.
+func TestACLScriptsAndSortPatterns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n := nodetest.Start(t, "shard-actors", "1")
+	admin := n.Client(t)
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "s", "on", "nopass", "+eval", "+sort", "%R~k*").Err())
+	c := redis.NewClient(&redis.Options{Addr: n.Addr, Username: "s", Password: "x"})
+	t.Cleanup(func() { _ = c.Close() })
+	err := c.Eval(ctx, "return redis.call('incr','k1')", nil).Err()
+	require.ErrorContains(t, err, "ERR The user executing the script can't run this command or subcommand script:")
+	e := admin.Do(ctx, "ACL", "LOG", "1").Val().([]any)[0].(map[any]any)
+	require.Equal(t, "lua", e["context"])
+	require.Equal(t, "incr", e["object"])
+	require.Equal(t, "s", e["username"])
+	require.EqualError(t, c.Sort(ctx, "k", &redis.Sort{By: "w_*"}).Err(),
+		"ERR BY option of SORT denied due to insufficient ACL permissions.")
+	require.EqualError(t, c.Sort(ctx, "k", &redis.Sort{Get: []string{"w_*"}}).Err(),
+		"ERR GET option of SORT denied due to insufficient ACL permissions.")
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "s", "resetkeys", "%R~*").Err())
+	require.NoError(t, c.Sort(ctx, "k", &redis.Sort{By: "w_*"}).Err())
+}

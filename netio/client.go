@@ -87,7 +87,9 @@ type client struct {
 	rs *ReplConf  // REPLCONF state and replica feed (cmd_repl.go)
 	// feed is rs.feed for other goroutines (INFO mem_clients_slaves).
 	feed atomic.Pointer[feedConn]
-	// killed: CLIENT KILL closed it (its close may still be under way).
+	// killed: another client closed it (CLIENT KILL, ACL DELUSER/LOAD, a
+	// channel revocation); its close may still be under way, CLIENT LIST
+	// no longer shows it.
 	killed atomic.Bool
 	track  trackingConn // CLIENT TRACKING state (tracking.go)
 }

@@ -141,6 +141,18 @@ func (s *Server) ScriptACLDenied(client int64, e acl.Entry) {
 	s.aclLogAdd(cl, e)
 }
 
+// ClientACLUser returns the ACL user of the client with the given id (nil
+// when it is gone or internal).
+func (s *Server) ClientACLUser(client int64) *acl.User {
+	s.clientMu.Lock()
+	cl := s.clients[client]
+	s.clientMu.Unlock()
+	if cl == nil || cl.user == nil {
+		return nil
+	}
+	return cl.user.User()
+}
+
 func aclSetUser(x *Ctx) {
 	name := string(x.Args[2])
 	if acl.HasSpaces(name) {

@@ -175,7 +175,9 @@ func (s *Server) clientsSnapshot() []*client {
 	s.clientMu.Lock()
 	out := make([]*client, 0, len(s.clients))
 	for _, cl := range s.clients {
-		out = append(out, cl)
+		if !cl.killed.Load() {
+			out = append(out, cl)
+		}
 	}
 	for _, l := range s.links {
 		out = append(out, l.cl)
@@ -431,7 +433,10 @@ func (s *Server) kill(x *Ctx, cl *client) {
 		s.closeLink(cl)
 		return
 	}
-	cl.killed.Store(true) // its buffers stop counting now (clientMemory)
+	// Its buffers stop counting now (clientMemory), and CLIENT LIST no
+	// longer shows it, as in Redis, though its loop closes the socket a
+	// moment later.
+	cl.killed.Store(true)
 	_ = cl.conn.Close()
 }
 

@@ -266,11 +266,12 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 		}
 		b := g.batch(i)
 		b.Add(spec, args, slot, cl.proto, cl.asking)
-		b.Cmds[len(b.Cmds)-1].DB = cl.db.Load()
-		b.Cmds[len(b.Cmds)-1].ACL = cl.user
-		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
+		c := &b.Cmds[len(b.Cmds)-1]
+		c.DB = cl.db.Load()
+		c.Client = cl.id // scripts and SORT find the caller's ACL user by it
+		cl.trackCmd(c)
 		if spread != nil {
-			b.Cmds[len(b.Cmds)-1].Spread = true
+			c.Spread = true
 			if len(spread) > 1 {
 				for _, j := range spread[:len(spread)-1] {
 					g.batch(j) // taken by the joint step, maybe empty
@@ -279,7 +280,6 @@ func (s *Server) execute(cl *client, g *group, spec *command.Spec, args [][]byte
 			}
 		}
 		if inTx || spec.WatchCmd {
-			c := &b.Cmds[len(b.Cmds)-1]
 			c.NoBlock = inTx
 			if spec.WatchCmd {
 				c.Watch = cl.watchState(i)

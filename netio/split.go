@@ -85,7 +85,6 @@ func (s *Server) trySplit(cl *client, g *group, spec *command.Spec, args [][]byt
 		b := g.batch(i)
 		b.Add(spec, sub, sl, cl.proto, false)
 		b.Cmds[len(b.Cmds)-1].DB = cl.db.Load()
-		b.Cmds[len(b.Cmds)-1].ACL = cl.user
 		cl.trackCmd(&b.Cmds[len(b.Cmds)-1])
 		if spec.WatchCmd {
 			b.Cmds[len(b.Cmds)-1].Watch = cl.watchState(i)

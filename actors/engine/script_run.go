@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/slotd/slotd/netio/acl"
 
 	"github.com/slotd/slotd/actors/script"
 	"github.com/slotd/slotd/netio/batch"
@@ -88,12 +89,28 @@ func (s *Shard) runLua(c *Call, readOnly, allowOOM bool, fn *RunningFunction, ru
 	defer done()
 	h := &scriptHost{s: s, slot: c.Slot, readOnly: readOnly, asking: c.Cmd.Asking, client: c.Cmd.Client,
 		allowOOM: allowOOM}
-	if u := c.Cmd.ACL.User(); !u.Unrestricted {
-		h.user = u
-	}
+	h.user = s.aclUser(c.Cmd.Client)
 	defer s.UseDB(s.db) // a script's SELECT lasts until it ends
 	run(sh.vm, runCtx, h)
 	if sh.vm.Broken() {
 		sh.vm = nil
 	}
+}
+
+// aclUser is the restricted ACL user of a client (nil when it may run
+// everything).
+func (s *Shard) aclUser(client int64) *acl.User {
+	if fn := s.group.ACLUser; fn != nil && client != 0 {
+		if u := fn(client); u != nil && !u.Unrestricted {
+			return u
+		}
+	}
+	return nil
+}
+
+// FullKeyAccess reports whether the client of c may read every key with
+// c's command (SORT's BY and GET patterns need it).
+func (c *Call) FullKeyAccess(args [][]byte) bool {
+	u := c.S.aclUser(c.Cmd.Client)
+	return u == nil || acl.FullKeyAccess(u, c.Cmd.Spec, args, acl.PermRead)
 }

@@ -632,6 +632,11 @@ type Group struct {
 	// script called that the caller's user may not run (client is the
 	// caller's id); it must not block.
 	ACLDenied func(client int64, e acl.Entry)
+	// ACLUser, when set before serving, returns the ACL user of the client
+	// with the given id (nil: allowed everything, as the AOF and a
+	// primary's stream): scripts check their calls against it, SORT its
+	// BY/GET patterns. Only those call it.
+	ACLUser func(client int64) *acl.User
 
 	// MaxBulkLen mirrors proto-max-bulk-len (0: the 512MB default); string
 	// commands that grow values check against it.

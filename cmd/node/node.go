@@ -160,6 +160,7 @@ func (n *Node) start() error {
 	n.Shards.Latency = n.Server.LatencyMonitor()
 	n.Shards.Monitor = n.Server.FeedScriptMonitors
 	n.Shards.ACLDenied = n.Server.ScriptACLDenied
+	n.Shards.ACLUser = n.Server.ClientACLUser
 	n.Server.Trace = trace.RecentLines
 	scriptcmd.Bind(n.Server, n.Shards)
 	funccmd.Bind(n.Server, n.Shards)

@@ -6,7 +6,6 @@
 package batch
 
 import (
-	"github.com/slotd/slotd/netio/acl"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,13 +37,10 @@ type Cmd struct {
 	// batch: if Watch says the transaction aborted, the next TxBegin
 	// commands are skipped and Result is set to true.
 	TxBegin int32
-	// Client is the sending connection's id and Track its CLIENT TRACKING
-	// flags for this command (TrackRead, TrackNoLoop; netio/tracking.go, actors/engine/tracking.go).
+	// Client is the sending connection's id (scripts and SORT look up its
+	// ACL user by it) and Track its CLIENT TRACKING flags for this command (TrackRead, TrackNoLoop; netio/tracking.go, actors/engine/tracking.go).
 	Client int64
 	Track  uint8
-	// ACL is the sender's user (nil: an internal client): scripts check
-	// their calls against it, SORT its BY/GET patterns.
-	ACL *acl.Handle
 
 	argFirst, argN int32
 }

@@ -2,7 +2,6 @@ package sortcmd
 
 import (
 	"bytes"
-	"github.com/slotd/slotd/netio/acl"
 	"math"
 	"sort"
 
@@ -125,7 +124,7 @@ func parse(c *engine.Call, readOnly bool) (o options, ok bool) {
 			} else if c.ClusterMode() {
 				c.W.Error(errBYCluster)
 				return o, false
-			} else if !fullKeyAccess(c, args) {
+			} else if !c.FullKeyAccess(args) {
 				c.W.Error("ERR BY option of SORT denied due to insufficient ACL permissions.")
 				return o, false
 			}
@@ -135,7 +134,7 @@ func parse(c *engine.Call, readOnly bool) (o options, ok bool) {
 				c.W.Error(errGETCluster)
 				return o, false
 			}
-			if !fullKeyAccess(c, args) {
+			if !c.FullKeyAccess(args) {
 				c.W.Error("ERR GET option of SORT denied due to insufficient ACL permissions.")
 				return o, false
 			}
@@ -500,13 +499,3 @@ func store(c *engine.Call, dst []byte, vals []*string) {
 }
 
 var cmdRPUSH = []byte("RPUSH")
-
-// fullKeyAccess reports whether the client's ACL user may read every key
-// (Redis refuses BY and GET patterns otherwise: they name keys the
-// permission check never saw).
-func fullKeyAccess(c *engine.Call, args [][]byte) bool {
-	if c.Cmd == nil || c.Cmd.ACL == nil {
-		return true
-	}
-	return acl.FullKeyAccess(c.Cmd.ACL.User(), c.Cmd.Spec, args, acl.PermRead)
-}
