@@ -181,7 +181,7 @@ func latencyHistogram(x *Ctx) {
 		}
 	} else {
 		for _, a := range x.Args[2:] {
-			c := lookupFullName(string(a))
+			c := command.LookupFullName(string(a))
 			if c == nil {
 				continue
 			}
@@ -222,15 +222,6 @@ func writeHistogram(w *resp.Writer, h *command.LatencyHistogram) {
 }
 
 // lookupFullName finds "name" or "parent|sub", case-insensitively.
-func lookupFullName(name string) *command.Spec {
-	parent, sub, ok := strings.Cut(name, "|")
-	c := command.Lookup([]byte(parent))
-	if c == nil || !ok {
-		return c
-	}
-	return c.Sub([]byte(sub))
-}
-
 func sortedSubs(c *command.Spec) []*command.Spec {
 	if len(c.Subcommands) == 0 {
 		return nil

@@ -311,6 +311,17 @@ func Lookup(name []byte) *Spec {
 	return table[string(buf[:len(name)])]
 }
 
+// LookupFullName finds a command or subcommand by its full name as COMMAND
+// DOCS and LATENCY HISTOGRAM take it ("get", "config|set"); nil if none.
+func LookupFullName(name string) *Spec {
+	parent, sub, ok := strings.Cut(name, "|")
+	c := Lookup([]byte(parent))
+	if c == nil || !ok {
+		return c
+	}
+	return c.Sub([]byte(sub))
+}
+
 // Sub finds a subcommand of s by name (case-insensitive).
 func (s *Spec) Sub(name []byte) *Spec {
 	if s.Subcommands == nil {

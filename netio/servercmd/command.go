@@ -164,19 +164,6 @@ func writeCommandInfo(w *resp.Writer, s *command.Spec) {
 	}
 }
 
-// lookupFullName finds "name" or "container|sub", case-insensitively.
-func lookupFullName(name []byte) *command.Spec {
-	parts := strings.Split(string(name), "|")
-	if len(parts) > 2 {
-		return nil
-	}
-	s := command.Lookup([]byte(parts[0]))
-	if s == nil || len(parts) == 1 {
-		return s
-	}
-	return s.Sub([]byte(parts[1]))
-}
-
 // cmdCommand is COMMAND without a subcommand: every command's entry.
 func cmdCommand(x *netio.Ctx) {
 	if len(x.Args) > 1 {
@@ -203,7 +190,7 @@ func commandInfo(x *netio.Ctx) {
 	}
 	x.W.Array(len(x.Args) - 2)
 	for _, name := range x.Args[2:] {
-		if s := lookupFullName(name); s != nil {
+		if s := command.LookupFullName(string(name)); s != nil {
 			writeCommandInfo(x.W, s)
 		} else {
 			x.W.Null()
@@ -337,7 +324,7 @@ func commandDocs(x *netio.Ctx) {
 		specs = command.All()
 	} else {
 		for _, name := range x.Args[2:] {
-			if s := lookupFullName(name); s != nil {
+			if s := command.LookupFullName(string(name)); s != nil {
 				specs = append(specs, s)
 			}
 		}
