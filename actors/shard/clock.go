@@ -23,7 +23,12 @@ type wallClock struct {
 	offset int64 // unix ns minus monotonic ns at the last sync
 }
 
-func (c *wallClock) sync() { c.offset = time.Now().UnixNano() - monotonic() }
+// sync takes the offset anew and returns the wall clock it read, in unix ms.
+func (c *wallClock) sync() int64 {
+	t := time.Now()
+	c.offset = t.UnixNano() - monotonic()
+	return t.UnixMilli()
+}
 
 // read returns the wall clock in unix ms and the monotonic ns it was read
 // from.

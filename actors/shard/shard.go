@@ -77,8 +77,7 @@ func (a *Actor) handle(msg any) {
 				a.eng.RunAt(m, ms, mono)
 			}
 		case tick:
-			a.clock.sync()
-			a.eng.ActiveExpire(a.clock.now())
+			a.eng.ActiveExpire(a.clock.sync())
 		case blockTimeout:
 			a.eng.Timeout(m.bl, a.clock.now())
 		case op:
