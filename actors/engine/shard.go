@@ -401,12 +401,13 @@ func (s *Shard) exec(cmd *batch.Cmd, w *resp.Writer) {
 		h(c)
 		return
 	}
-	if cmd.Spec.Fast() {
+	if cmd.Spec.Fast() || cmd.Spec.RunTimed && smallArgs(cmd.Args) {
 		// A fast command reads no clock: a run of them (a pipeline of GETs)
 		// is timed as one, at its end (closeRun). A clock read costs more
 		// than a GET on some machines (100-250 ns under a hypervisor that
 		// traps the TSC), and Redis's per-call µs of such commands are
-		// mostly 0 anyway.
+		// mostly 0 anyway. SET and its kin join a run while their
+		// arguments are small; a big value's copy is timed by itself.
 		h(c)
 		if !s.parked {
 			f := fastCall{cmd: cmd, peer: s.cur.Peer}

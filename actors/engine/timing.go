@@ -74,6 +74,20 @@ func (s *Shard) flushCalls() {
 	s.calls = s.calls[:0]
 }
 
+// runTimedBytes bounds the arguments of a RunTimed command that joins a
+// run: past it, copying them may take long enough to matter, so the
+// command is timed by itself.
+const runTimedBytes = 16 << 10
+
+// smallArgs reports whether args add up to at most runTimedBytes.
+func smallArgs(args [][]byte) bool {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	return n <= runTimedBytes
+}
+
 // fastCall is a fast command run since the shard's clock was last read.
 type fastCall struct {
 	cmd   *batch.Cmd

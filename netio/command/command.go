@@ -87,6 +87,11 @@ type Spec struct {
 	// write (EVAL of a script whose shebang declares its flags), what
 	// Write would: Redis's getCommandFlags. Nil: the write flag.
 	WriteFor func(args [][]byte) bool
+	// RunTimed marks commands that Redis's docs give as O(1) but its table
+	// does not flag fast, because they take options (SET, SETEX, PSETEX): a
+	// shard times them in runs like fast commands when their arguments are
+	// small (engine.exec), so a pipeline of SETs reads the clock once.
+	RunTimed bool
 
 	bound                                                              bool // Bind
 	write, readonly, noscript, pubsub, loading, stale, admin, multiKey bool

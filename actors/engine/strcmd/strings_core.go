@@ -13,14 +13,17 @@ import (
 // decimal text.
 
 func registerStringsCore() {
+	// SET, SETEX and PSETEX are O(1) but not flagged fast (they take
+	// options): RunTimed lets a shard time a pipeline of them as a run.
+	runTimed := func(s *command.Spec) *command.Spec { s.RunTimed = true; return s }
 	command.Register(
 		strSpec("get", 2, "Get the value of a key", "1.0.0", cmdGet, "readonly", "fast"),
-		strSpec("set", -3, "Set the string value of a key", "1.0.0", cmdSet, "write", "denyoom"),
+		runTimed(strSpec("set", -3, "Set the string value of a key", "1.0.0", cmdSet, "write", "denyoom")),
 		strSpec("setnx", 3, "Set the value of a key, only if the key does not exist", "1.0.0", cmdSetNX,
 			"write", "denyoom", "fast"),
-		strSpec("setex", 4, "Set the value and expiration of a key", "2.0.0", cmdSetEX, "write", "denyoom"),
-		strSpec("psetex", 4, "Set the value and expiration in milliseconds of a key", "2.6.0", cmdPSetEX,
-			"write", "denyoom"),
+		runTimed(strSpec("setex", 4, "Set the value and expiration of a key", "2.0.0", cmdSetEX, "write", "denyoom")),
+		runTimed(strSpec("psetex", 4, "Set the value and expiration in milliseconds of a key", "2.6.0", cmdPSetEX,
+			"write", "denyoom")),
 		strSpec("getset", 3, "Set the string value of a key and return its old value", "1.0.0", cmdGetSet,
 			"write", "denyoom", "fast"),
 		strSpec("getdel", 2, "Get the value of a key and delete the key", "6.2.0", cmdGetDel, "write", "fast"),

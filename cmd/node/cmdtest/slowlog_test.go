@@ -72,9 +72,10 @@ func TestSlowlog(t *testing.T) {
 	assert.EqualError(t, c.Do(ctx, "SLOWLOG", "GET", "-2").Err(), "ERR count should be greater than or equal to -1")
 }
 
-// A pipeline's fast commands are timed as a run (engine.exec) while any
-// other command is timed by itself: a slow script between two runs of GETs
-// is the slowlog's one entry, and commandstats counts every call.
+// A pipeline's fast commands (and SETs with small arguments) are timed as
+// a run (engine.exec) while any other command is timed by itself: a slow
+// script between two runs of GETs and SETs is the slowlog's one entry, and
+// commandstats counts every call.
 func TestSlowCommandAmongPipelinedFastOnes(t *testing.T) {
 	ctx := context.Background()
 	n := shardsNode(t)
@@ -88,7 +89,9 @@ func TestSlowCommandAmongPipelinedFastOnes(t *testing.T) {
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i := 0; i < 60; i++ {
 			p.Get(ctx, "{t}a")
+			p.Set(ctx, "{t}s", i, 0)
 		}
+		p.Set(ctx, "{t}big", strings.Repeat("x", 100<<10), 0) // timed by itself
 		p.Eval(ctx, busy, []string{"{t}b"})
 		for i := 0; i < 60; i++ {
 			p.Get(ctx, "{t}a")
@@ -105,6 +108,7 @@ func TestSlowCommandAmongPipelinedFastOnes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, stats, "cmdstat_get:calls=120,")
 	assert.Contains(t, stats, "cmdstat_eval:calls=1,")
+	assert.Contains(t, stats, "cmdstat_set:calls=61,")
 	h, err := c.Do(ctx, "LATENCY", "HISTOGRAM", "get").Slice()
 	require.NoError(t, err)
 	require.Len(t, h, 2)
