@@ -14,6 +14,7 @@ import (
 
 	"github.com/slotd/slotd/actors/engine"
 	"github.com/slotd/slotd/actors/persist"
+	"github.com/slotd/slotd/actors/trace"
 	"github.com/slotd/slotd/netio/replproto"
 )
 
@@ -120,6 +121,13 @@ func (a *applier) frame(kind byte, i int, off int64, payload []byte) error {
 			return fmt.Errorf("frame for shard %d of %d", i, a.n)
 		}
 		stream := kind == frameStream
+		if stream && trace.Enabled("repl") {
+			// The primary's record of the turn that wrote these records
+			// has the same id (trace.StreamTrace).
+			trace.Add(trace.Record{Kind: "repl", ID: "link", Sender: l.addr(),
+				Message: fmt.Sprintf("apply S from %s shard=%d offset=%d bytes=%d", l.addr(), i, off, len(payload)),
+				TraceID: trace.StreamTrace(i, off)})
+		}
 		recs := payload
 		snapDB := 0
 		dbOf := &snapDB

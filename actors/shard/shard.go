@@ -61,7 +61,13 @@ func now() int64 { return time.Now().UnixMilli() }
 func (a *Actor) Receive(ctx actor.Context) {
 	if a.tr.On() {
 		sp := a.tr.Begin(ctx.Message(), ctx.Sender())
+		before := a.eng.Offset()
 		a.handle(ctx.Message())
+		if after := a.eng.Offset(); after != before {
+			// The turn's writes went to the stream: the replica's apply
+			// of them carries this id (trace.StreamTrace).
+			sp.Link(trace.StreamTrace(a.id, after))
+		}
 		a.tr.End(sp)
 		return
 	}

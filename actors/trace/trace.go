@@ -325,6 +325,19 @@ func (t *Tracer) Begin(msg any, sender *actor.PID) Span {
 	return sp
 }
 
+// Link gives the span's record trace id id (a write's StreamTrace).
+func (sp *Span) Link(id uint64) { sp.rec.TraceID = id }
+
+// StreamTrace is the trace id of the replication stream records a primary
+// shard wrote in one turn, derived from what both ends of the link know
+// without a byte more on the wire: the shard and its stream offset after
+// the turn (the offset an S frame carries). The primary's record of the
+// write and the replica's apply of that frame get the same id. The top
+// bit sets it apart from a client's id (client id << 32 | read).
+func StreamTrace(shard int, offset int64) uint64 {
+	return 1<<63 | uint64(shard&0x7fff)<<48 | uint64(offset)&(1<<48-1)
+}
+
 // End records the span's message as handled.
 func (t *Tracer) End(sp Span) {
 	d := time.Since(sp.start)
